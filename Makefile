@@ -1,0 +1,41 @@
+# The two commands a fresh machine needs: `make run` and `make test` (see README.md).
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON := $(BIN)/python
+PORT ?= 8000
+export DJANGO_SETTINGS_MODULE ?= config.settings.base
+
+.PHONY: install run test test-quick bench lint clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+# The site with the real data imported (the demo set in fixtures/ where ../shared/data is absent).
+run: install
+	$(PYTHON) manage.py migrate --noinput
+	$(PYTHON) manage.py load_site_data
+	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
+
+# Everything, exactly as CI runs it (.ci/run calls this).
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+# The quick loop while working: no tests that need the full archive imported.
+test-quick: install
+	$(BIN)/pytest -m "not slow"
+
+bench: install
+	$(PYTHON) -m kb.bench
+
+lint: install
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+clean:
+	rm -rf var/test* .pytest_cache

@@ -1,0 +1,107 @@
+"""Settings shared by every environment; overlays (test, prod) import this and adjust.
+
+Everything that differs between machines comes from the environment: DATABASE_URL (SQLite file by
+default, PostgreSQL when given), KB_DATA_DIR (the shared archive `make run` imports), KB_INDEX_DIR
+(the search index folder).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(os.environ.get("KB_VAR_DIR", BASE_DIR / "var"))
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-not-secret")
+DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+INSTALLED_APPS = [
+    "modeltranslation",  # must precede django.contrib.admin
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "kb",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+DEFAULT_SQLITE = f"sqlite:///{VAR_DIR / 'kb.sqlite3'}"
+if "DATABASE_URL" not in os.environ:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has no var/ yet
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", DEFAULT_SQLITE), conn_max_age=60
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers work while the importer writes; the busy timeout makes a second writer wait
+    # instead of failing with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("fr", _("French"))]
+MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
+MODELTRANSLATION_LANGUAGES = ("en", "fr")
+# Rule and glossary texts must never show English as if it were French: fallbacks are off for
+# them (see kb/translation.py); only set names fall back to English.
+MODELTRANSLATION_FALLBACK_LANGUAGES: tuple[str, ...] = ()
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+
+KB_DATA_DIR = Path(os.environ.get("KB_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
+KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("KB_LOG_LEVEL", "WARNING")},
+}

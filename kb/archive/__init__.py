@@ -1,0 +1,1 @@
+"""The rules archive: matching releases, maintaining versions and lineages, importing."""

@@ -1,0 +1,334 @@
+"""Rules and glossary terms as "families" of the timeline engine.
+
+Rules have two interval tables that follow one lineage: the numbers it held and its wordings, so
+that a renumbering adds a number row, not a copy of the text. Glossary terms have one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Model
+from django.utils.text import slugify
+
+from kb.crtext.model import Document, Entry, GlossaryEntry, term_key
+from kb.crtext.numbers import chapter_of, sort_key
+from kb.crtext.typography import digest
+from kb.models import (
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    Lineage,
+    Reference,
+    RuleNumber,
+    RuleVersion,
+)
+from kb.models.versioning import valid_on
+
+from .analysis import analyse, hashes
+from .matching import Item, match_glossary, match_rules
+from .timeline import Cell, Family, Slot, Table, chunks, insert_rows, refresh_intervals
+
+
+def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+    """`change` flags and `wording_since` from the previous version of the lineage.
+
+    Rows: (id, lineage, valid_from, text_hash, folded_hash, masked_hash, examples_hash, ...).
+    """
+    _, _, start, th, fh, mh, eh = row[:7]
+    if prev is None:
+        return ("new", start), start
+    flags = []
+    if prev[5] != mh:
+        flags.append("wording")
+    if prev[6] != eh:
+        flags.append("examples")
+    if prev[5] == mh and prev[6] == eh and prev[4] != fh:
+        flags.append("reference")
+    if prev[4] == fh and prev[3] != th:
+        flags.append("typography")
+    since = start if ("wording" in flags or "examples" in flags) else carry
+    return (" ".join(flags), since), since
+
+
+_TEXT_FIELDS = ("valid_from", "text_hash", "folded_hash", "masked_hash", "examples_hash")
+
+
+class RuleNumberTable(Table):
+    model = RuleNumber
+    fields = ["number", "kind", "chapter", "sort_key", "ordinal", "previous_number"]
+
+    def new_values(self, cell: Cell) -> tuple[Any, ...]:
+        e: Entry = cell.data
+        return (e.number, e.kind, chapter_of(e.number), sort_key(e.number), e.ordinal, "")
+
+    def refresh_derived(self, lineage_ids: set[int]) -> None:
+        def compute(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+            return ((prev[2] if prev is not None else ""),), None
+
+        refresh_intervals(
+            RuleNumber, self.lineage_attr, lineage_ids, ["number"], compute, ["previous_number"]
+        )
+
+
+_TEXT_ROW = [
+    "text",
+    "text_en",
+    "text_fr",
+    "text_hash",
+    "folded_hash",
+    "masked_hash",
+    "examples_hash",
+    "change",
+    "wording_since",
+    "fr_status",
+    "fr_release",
+]
+
+
+def _text_values(text: str, examples: tuple[str, ...]) -> tuple[Any, ...]:
+    h = hashes(text, examples)
+    # wording_since and change are placeholders, set by refresh_derived.
+    return (text, text, "", h.text, h.folded, h.masked, h.examples, "", dt.date.min, "", None)
+
+
+class RuleTextTable(Table):
+    model = RuleVersion
+    fields = _TEXT_ROW
+
+    def new_values(self, cell: Cell) -> tuple[Any, ...]:
+        e: Entry = cell.data
+        return _text_values(e.text, tuple(e.examples))
+
+    def create_children(self, rows: list[tuple[int, Cell]]) -> None:
+        examples, refs = [], []
+        for rid, cell in rows:
+            e: Entry = cell.data
+            refs.extend(_reference_rows(e.text, rid, None, None))
+            for pos, text in enumerate(e.examples):
+                examples.append((rid, pos, text, text, ""))
+                refs.extend(_reference_rows(text, rid, None, pos))
+        insert_rows(Example, ["version", "position", "text", "text_en", "text_fr"], examples)
+        insert_rows(Reference, _REFERENCE_FIELDS, refs)
+
+    def copy_children(self, pairs: list[tuple[int, int]]) -> None:
+        new_of = {old: new for new, old in pairs}
+        examples, refs = [], []
+        for chunk in chunks(sorted(new_of)):
+            for ex in Example.objects.filter(version_id__in=chunk):
+                ex.pk, ex.version_id = None, new_of[ex.version_id]
+                examples.append(ex)
+            for ref in Reference.objects.filter(rule_version_id__in=chunk):
+                ref.pk, ref.rule_version_id = None, new_of[ref.rule_version_id]
+                refs.append(ref)
+        Example.objects.bulk_create(examples, batch_size=500)
+        Reference.objects.bulk_create(refs, batch_size=500)
+
+    def refresh_derived(self, lineage_ids: set[int]) -> None:
+        refresh_intervals(
+            RuleVersion,
+            self.lineage_attr,
+            lineage_ids,
+            _TEXT_FIELDS,
+            _text_change,
+            ["change", "wording_since"],
+        )
+
+
+_REFERENCE_FIELDS = [
+    "rule_version",
+    "glossary_version",
+    "example_position",
+    "lang",
+    "start",
+    "end",
+    "target",
+    "target_end",
+]
+
+
+def _reference_rows(
+    text: str, rule_version: int | None, glossary_version: int | None, example: int | None
+) -> list[tuple[Any, ...]]:
+    return [
+        (rule_version, glossary_version, example, "en", r.start, r.end, r.target, r.target_end)
+        for r in analyse(text).refs
+    ]
+
+
+class RuleFamily(Family):
+    lineage_model = Lineage
+
+    def __init__(self) -> None:
+        self.tables = [RuleNumberTable(), RuleTextTable()]
+
+    def load_cells(self, date: dt.date) -> list[Cell]:
+        texts = {
+            lid: (rid, text, th, start, end)
+            for rid, lid, text, th, start, end in RuleVersion.objects.filter(
+                valid_on(date)
+            ).values_list("id", "lineage_id", "text_en", "text_hash", "valid_from", "valid_to")
+        }
+        cells = []
+        for rid, lid, number, kind, ordinal, start, end in (
+            RuleNumber.objects.filter(valid_on(date))
+            .order_by("sort_key", "ordinal")
+            .values_list("id", "lineage_id", "number", "kind", "ordinal", "valid_from", "valid_to")
+        ):
+            vid, text, th, vstart, vend = texts[lid]
+            cells.append(
+                Cell(
+                    item=Item(number, kind, text, ordinal),
+                    number=number,
+                    ordinal=ordinal,
+                    slots=[
+                        Slot(f"{number}#{ordinal}", rid, start, end),
+                        Slot(th, vid, vstart, vend),
+                    ],
+                    lineage_id=lid,
+                )
+            )
+        return cells
+
+    def cells_from_document(self, doc: Document) -> list[Cell]:
+        # Canonical order (not the file's), so that both sides of a match always agree.
+        entries = sorted(doc.entries, key=lambda e: (sort_key(e.number), e.ordinal))
+        return [
+            Cell(
+                item=Item(e.number, e.kind, e.text, e.ordinal),
+                number=e.number,
+                ordinal=e.ordinal,
+                slots=[
+                    Slot(f"{e.number}#{e.ordinal}"),
+                    Slot(hashes(e.text, tuple(e.examples)).text),
+                ],
+                data=e,
+            )
+            for e in entries
+        ]
+
+    def match(self, a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
+        return match_rules(a, b)
+
+    def lineage_key(self, cell: Cell, date: dt.date) -> str:
+        suffix = f"#{cell.ordinal + 1}" if cell.ordinal else ""
+        return f"{cell.number}@{date.isoformat()}{suffix}"
+
+    def new_lineage(self, key: str, cell: Cell) -> Model:
+        return Lineage(key=key, kind=cell.item.kind)
+
+
+class GlossaryTextTable(Table):
+    model = GlossaryVersion
+    lineage_field = "term"
+    fields = [*_TEXT_ROW, "headword", "aliases", "obsolete", "ordinal"]
+
+    def new_values(self, cell: Cell) -> tuple[Any, ...]:
+        g: GlossaryEntry = cell.data
+        return (
+            *_text_values(g.text, ()),
+            g.headword,
+            list(g.terms),
+            g.obsolete,
+            g.ordinal,
+        )
+
+    def create_children(self, rows: list[tuple[int, Cell]]) -> None:
+        refs = [r for rid, cell in rows for r in _reference_rows(cell.data.text, None, rid, None)]
+        insert_rows(Reference, _REFERENCE_FIELDS, refs)
+
+    def copy_children(self, pairs: list[tuple[int, int]]) -> None:
+        new_of = {old: new for new, old in pairs}
+        refs = []
+        for chunk in chunks(sorted(new_of)):
+            for ref in Reference.objects.filter(glossary_version_id__in=chunk):
+                ref.pk, ref.glossary_version_id = None, new_of[ref.glossary_version_id]
+                refs.append(ref)
+        Reference.objects.bulk_create(refs, batch_size=500)
+
+    def refresh_derived(self, lineage_ids: set[int]) -> None:
+        def compute(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+            (change, since), carry = _text_change(prev, row, carry)
+            if prev is not None and prev[7] != row[7]:
+                change = " ".join(filter(None, ["renamed", change]))
+            return (change, since), carry
+
+        refresh_intervals(
+            GlossaryVersion,
+            self.lineage_attr,
+            lineage_ids,
+            [*_TEXT_FIELDS, "headword"],
+            compute,
+            ["change", "wording_since"],
+        )
+
+
+class GlossaryFamily(Family):
+    lineage_model = GlossaryTerm
+    keyed_lineages = True
+
+    def __init__(self) -> None:
+        self.tables = [GlossaryTextTable()]
+
+    def load_cells(self, date: dt.date) -> list[Cell]:
+        rows = (
+            GlossaryVersion.objects.filter(valid_on(date))
+            .order_by("term__key", "ordinal")
+            .values_list(
+                "id",
+                "term_id",
+                "headword",
+                "aliases",
+                "ordinal",
+                "text_en",
+                "valid_from",
+                "valid_to",
+            )
+        )
+        return [
+            Cell(
+                item=_glossary_item(headword, aliases, ordinal),
+                number=headword,
+                ordinal=ordinal,
+                slots=[Slot(digest((headword, text)), rid, start, end)],
+                lineage_id=lid,
+            )
+            for rid, lid, headword, aliases, ordinal, text, start, end in rows
+        ]
+
+    def cells_from_document(self, doc: Document) -> list[Cell]:
+        entries = sorted(doc.glossary, key=lambda g: (g.key, g.ordinal))
+        return [
+            Cell(
+                item=_glossary_item(g.headword, g.terms, g.ordinal),
+                number=g.headword,
+                ordinal=g.ordinal,
+                slots=[Slot(digest((g.headword, g.text)))],
+                data=g,
+            )
+            for g in entries
+        ]
+
+    def match(self, a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
+        return match_glossary(a, b)
+
+    def lineage_key(self, cell: Cell, date: dt.date) -> str:
+        return cell.item.number + (f"#{cell.ordinal + 1}" if cell.ordinal else "")
+
+    def new_lineage(self, key: str, cell: Cell) -> Model:
+        return GlossaryTerm(key=key, slug=glossary_slug(key))
+
+
+def _glossary_item(headword: str, aliases: Sequence[str], ordinal: int) -> Item:
+    first = term_key(aliases[0]) if aliases else ""
+    return Item(term_key(headword), "glossary", first, ordinal)
+
+
+def glossary_slug(key: str) -> str:
+    """A readable, stable slug; a short hash keeps lossy slugs (quotes, brackets) unique."""
+    base = slugify(key)[:90] or "term"
+    if base.replace("-", " ") != key:
+        base = f"{base}-{digest((key,))[:4]}"
+    return base

@@ -1,0 +1,267 @@
+"""Match the entries of two consecutive releases: which entry became which.
+
+Renumbering is mostly block shifts onto numbers that still exist (701.16a became 701.20a while
+701.16a went on to mean Investigate), and boilerplate ("Multiple instances of X are redundant")
+looks alike across keywords. So numbers are never trusted on their own: chapters are matched by
+title and content, rules only inside matched chapters, subrules only inside matched rules, each
+level by text with cited numbers masked (a renumbered reference is not a new text), keeping
+document order where it holds. Pure and deterministic: the same two releases always give the
+same pairs, whatever order the archive was imported in.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from kb.crtext.numbers import parent_of
+
+from .analysis import analyse
+
+#: Minimum token similarity to pair two leftover entries of the same parent.
+PAIR_THRESHOLD = 0.5
+#: Entries matched across parents (moved to another chapter or rule) must be this long.
+MOVED_MIN_LENGTH = 40
+
+
+@dataclass(slots=True)
+class Item:
+    """What the matcher needs to know about one entry."""
+
+    number: str
+    kind: str
+    text: str
+    ordinal: int = 0
+
+
+def _key(item: Item) -> str:
+    return analyse(item.text).key
+
+
+def _similarity(a: Item, b: Item) -> float:
+    ta, tb = analyse(a.text).tokens, analyse(b.text).tokens
+    if not ta and not tb:
+        return 1.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def align(
+    a_idx: Sequence[int],
+    b_idx: Sequence[int],
+    key: Callable[[int, str], str],
+    score: Callable[[int, int], float],
+    threshold: float = PAIR_THRESHOLD,
+) -> list[tuple[int, int]]:
+    """Pair two ordered lists: equal keys in order, then unique equal keys, then by similarity."""
+    ka = [key(i, "a") for i in a_idx]
+    kb = [key(j, "b") for j in b_idx]
+    pairs: dict[int, int] = {}
+    sm = SequenceMatcher(None, ka, kb, autojunk=False)
+    for block in sm.get_matching_blocks():
+        for n in range(block.size):
+            pairs[block.a + n] = block.b + n
+    used_b = set(pairs.values())
+    # Moved out of order but textually identical (and unambiguous).
+    left_a = [i for i in range(len(ka)) if i not in pairs]
+    left_b = [j for j in range(len(kb)) if j not in used_b]
+    by_key_a: dict[str, list[int]] = defaultdict(list)
+    by_key_b: dict[str, list[int]] = defaultdict(list)
+    for i in left_a:
+        by_key_a[ka[i]].append(i)
+    for j in left_b:
+        by_key_b[kb[j]].append(j)
+    for k, ia in by_key_a.items():
+        jb = by_key_b.get(k)
+        if jb and len(ia) == 1 and len(jb) == 1:
+            pairs[ia[0]] = jb[0]
+            used_b.add(jb[0])
+    # Changed texts: best similarity first, ties broken by closeness in the document.
+    left_a = [i for i in range(len(ka)) if i not in pairs]
+    left_b = [j for j in range(len(kb)) if j not in used_b]
+    if left_a and left_b:
+        anchors = sorted(pairs.items())
+        candidates = []
+        for i in left_a:
+            lo, hi = _gap(anchors, i, len(kb))
+            for j in left_b:
+                s = score(a_idx[i], b_idx[j])
+                if lo <= j < hi:
+                    s += 0.05  # stays between the same neighbours: likely the same entry
+                if s >= threshold:
+                    candidates.append((-s, abs(i - j), i, j))
+        candidates.sort()
+        for _, _, i, j in candidates:
+            if i in pairs or j in used_b:
+                continue
+            pairs[i] = j
+            used_b.add(j)
+    return sorted((a_idx[i], b_idx[j]) for i, j in pairs.items())
+
+
+def _gap(anchors: list[tuple[int, int]], i: int, n_b: int) -> tuple[int, int]:
+    """The range of b positions between the anchors surrounding a position i of a."""
+    lo, hi = 0, n_b
+    for ai, bj in anchors:
+        if ai < i:
+            lo = bj + 1
+        elif ai > i:
+            hi = bj
+            break
+    return lo, hi
+
+
+class _Doc:
+    """Index of one release's items by level and parent."""
+
+    def __init__(self, items: Sequence[Item]) -> None:
+        self.items = items
+        self.children: dict[int | None, list[int]] = defaultdict(list)
+        last: dict[str, int] = {}
+        self.by_kind: dict[str, list[int]] = defaultdict(list)
+        for idx, it in enumerate(items):
+            parent = parent_of(it.number)
+            self.children[last.get(parent) if parent else None].append(idx)
+            last[it.number] = idx
+            self.by_kind[it.kind].append(idx)
+        self._tokens: dict[int, frozenset[str]] = {}
+
+    def subtree_tokens(self, idx: int) -> frozenset[str]:
+        """Words of everything under an entry: its fingerprint when its own title changed."""
+        if idx not in self._tokens:
+            out: set[str] = set()
+            for c in self.children.get(idx, []):
+                out |= analyse(self.items[c].text).tokens
+                out |= self.subtree_tokens(c)
+            self._tokens[idx] = frozenset(out)
+        return self._tokens[idx]
+
+
+def match_rules(a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
+    """Pairs (index in a, index in b) of entries that are the same rule in both releases."""
+    da, db = _Doc(a), _Doc(b)
+    pairs: dict[int, int] = {}
+
+    # Sections: by number (there are nine and they have never moved).
+    sec_b = {b[j].number: j for j in db.by_kind["section"]}
+    for i in da.by_kind["section"]:
+        j = sec_b.get(a[i].number)
+        if j is not None:
+            pairs[i] = j
+
+    for i, j in _match_chapters(a, b, da, db):
+        pairs[i] = j
+
+    def keyfn(idx: int, side: str) -> str:
+        return _key((a if side == "a" else b)[idx])
+
+    def rule_score(i: int, j: int) -> float:
+        # A renamed keyword ("Totem armor" -> "Umbra armor") keeps most of its subrules' words;
+        # unrelated keywords share only boilerplate, so the title weighs as much as the body.
+        s = _similarity(a[i], b[j])
+        ta, tb = da.subtree_tokens(i), db.subtree_tokens(j)
+        if ta and tb:
+            s = 0.5 * s + 0.5 * _jaccard(ta, tb)
+        if a[i].number == b[j].number:
+            s += 0.05
+        return s
+
+    def sub_score(i: int, j: int) -> float:
+        return _similarity(a[i], b[j]) + (0.05 if a[i].number == b[j].number else 0.0)
+
+    # Rules inside matched chapters, subrules inside matched rules.
+    used_b = set(pairs.values())
+    for level, score in (("chapter", rule_score), ("rule", sub_score)):
+        for i in sorted(p for p in pairs if a[p].kind == level):
+            j = pairs[i]
+            ca = [c for c in da.children.get(i, []) if c not in pairs]
+            cb = [c for c in db.children.get(j, []) if c not in used_b]
+            for x, y in align(ca, cb, keyfn, score):
+                pairs[x] = y
+                used_b.add(y)
+
+    # Entries that moved to another parent: identical, unambiguous and long enough to trust.
+    for kind in ("rule", "subrule"):
+        left_a = [i for i in da.by_kind[kind] if i not in pairs]
+        left_b = [j for j in db.by_kind[kind] if j not in used_b]
+        ka: dict[str, list[int]] = defaultdict(list)
+        kb: dict[str, list[int]] = defaultdict(list)
+        for i in left_a:
+            ka[_key(a[i])].append(i)
+        for j in left_b:
+            kb[_key(b[j])].append(j)
+        for k, ia in ka.items():
+            jb = kb.get(k)
+            if jb and len(ia) == 1 and len(jb) == 1 and len(k) >= MOVED_MIN_LENGTH:
+                pairs[ia[0]] = jb[0]
+                used_b.add(jb[0])
+    return sorted(pairs.items())
+
+
+def _match_chapters(
+    a: Sequence[Item], b: Sequence[Item], da: _Doc, db: _Doc
+) -> list[tuple[int, int]]:
+    pairs: dict[int, int] = {}
+    titles_a: dict[str, list[int]] = defaultdict(list)
+    titles_b: dict[str, list[int]] = defaultdict(list)
+    for i in da.by_kind["chapter"]:
+        titles_a[_key(a[i])].append(i)
+    for j in db.by_kind["chapter"]:
+        titles_b[_key(b[j])].append(j)
+    for t, ia in titles_a.items():
+        jb = titles_b.get(t)
+        if jb and len(ia) == len(jb):
+            pairs.update(zip(ia, jb, strict=True))
+    used_b = set(pairs.values())
+    # Renamed chapters ("903. EDH" -> "903. Commander", Tribal -> Kindred): by shared words.
+    candidates = []
+    for i in da.by_kind["chapter"]:
+        if i in pairs:
+            continue
+        for j in db.by_kind["chapter"]:
+            if j in used_b:
+                continue
+            s = _jaccard(da.subtree_tokens(i), db.subtree_tokens(j))
+            if a[i].number == b[j].number:
+                s += 0.1
+            if s >= 0.6:
+                candidates.append((-s, i, j))
+    candidates.sort()
+    for _, i, j in candidates:
+        if i in pairs or j in used_b:
+            continue
+        pairs[i] = j
+        used_b.add(j)
+    return sorted(pairs.items())
+
+
+def match_glossary(a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
+    """Glossary terms match by headword (the key); a changed alias list by its first alias.
+
+    For glossary items, `number` holds the term key and `text` the first alias.
+    """
+    pairs: dict[int, int] = {}
+    by_key_b: dict[tuple[str, int], int] = {(it.number, it.ordinal): j for j, it in enumerate(b)}
+    for i, it in enumerate(a):
+        j = by_key_b.get((it.number, it.ordinal))
+        if j is not None:
+            pairs[i] = j
+    used_b = set(pairs.values())
+    first_a: dict[str, list[int]] = defaultdict(list)
+    first_b: dict[str, list[int]] = defaultdict(list)
+    for i, it in enumerate(a):
+        if i not in pairs:
+            first_a[it.text.casefold()].append(i)
+    for j, it in enumerate(b):
+        if j not in used_b:
+            first_b[it.text.casefold()].append(j)
+    for k, ia in first_a.items():
+        jb = first_b.get(k)
+        if jb and len(ia) == 1 and len(jb) == 1:
+            pairs[ia[0]] = jb[0]
+    return sorted(pairs.items())

@@ -1,0 +1,529 @@
+"""Keep interval rows and lineages right when a release is inserted or removed.
+
+Rows hold one value of an entry (a text, a number) over the releases in which it did not change;
+a lineage chains an entry across releases, renumberings included. Both derive from the chain of
+matches between *consecutive* releases, so inserting release k between P and N only changes the
+links P→k→N (in place of P→N). This module rebuilds the rows of that window and nothing else,
+which makes the result independent of import order (by date, reversed, one release inserted
+last) and cheap (an append writes only what changed).
+
+`restitch` gets the window's columns (releases in date order; each a list of cells: existing rows,
+or entries of a new document), links consecutive columns with the family's matcher, gives every
+chain of links one lineage (keyed by its first number and date), and then, for each of the
+family's tables, lets consecutive linked cells with equal value share one row. It writes only the
+differences with what the database holds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models
+
+from .matching import Item
+
+_CHUNK = 900  # stay under SQLite's bound-parameter limit
+
+
+def chunks(ids: Sequence[Any], size: int = _CHUNK) -> list[list[Any]]:
+    ids = list(ids)
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+@dataclass(slots=True)
+class Slot:
+    """A cell's row in one table: its value (equal values share a row) and where it was."""
+
+    value: str
+    row_id: int | None = None
+    old_from: dt.date | None = None
+    old_to: dt.date | None = None
+
+
+@dataclass(slots=True)
+class Cell:
+    """One entry of one release in the window: existing rows, or a parsed entry to store."""
+
+    item: Item
+    number: str
+    ordinal: int
+    slots: list[Slot]  # one per table of the family
+    lineage_id: int | None = None
+    data: Any = None  # the parsed entry, for cells of a new document
+
+
+@dataclass(slots=True)
+class Column:
+    date: dt.date
+    cells: list[Cell]
+    release: Any  # kb.models.Release
+    is_new: bool = False
+
+
+class Table:
+    """An interval table that follows the lineages (rule numbers, rule texts, glossary texts)."""
+
+    model: type[models.Model]
+    lineage_field: str = "lineage"
+    #: Columns a row holds besides its interval and lineage (new_values gives them in order).
+    fields: list[str]
+
+    @property
+    def lineage_attr(self) -> str:
+        return f"{self.lineage_field}_id"
+
+    def new_values(self, cell: Cell) -> tuple[Any, ...]:
+        """Values of `fields` for a new document's entry."""
+        raise NotImplementedError
+
+    def create_children(self, rows: list[tuple[int, Cell]]) -> None:
+        """Store what hangs off freshly created rows (examples, references)."""
+
+    def copy_children(self, pairs: list[tuple[int, int]]) -> None:
+        """Copy what hangs off old rows to their copies (new id, old id)."""
+
+    def refresh_derived(self, lineage_ids: set[int]) -> None:
+        """Recompute fields that depend on the previous row of the lineage."""
+
+
+class Family:
+    """What differs between rules and glossary terms; the engine is shared."""
+
+    lineage_model: type[models.Model]
+    tables: list[Table]
+    #: Lineages identified by their key alone (glossary terms), not by where a chain starts.
+    keyed_lineages: bool = False
+
+    def load_cells(self, date: dt.date) -> list[Cell]:
+        raise NotImplementedError
+
+    def match(self, a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    def lineage_key(self, cell: Cell, date: dt.date) -> str:
+        raise NotImplementedError
+
+    def new_lineage(self, key: str, cell: Cell) -> models.Model:
+        raise NotImplementedError
+
+
+def restitch(
+    family: Family,
+    columns: list[Column],
+    *,
+    earlier_exists: bool,
+    later_exists: bool,
+    doomed: Sequence[Sequence[int]] = (),
+) -> set[int]:
+    """Rebuild the rows of a window of consecutive releases; return the lineages touched.
+
+    `doomed` lists, per table, rows of a removed release that no column holds any more.
+    """
+    doomed = list(doomed) or [[] for _ in family.tables]
+    if not columns:
+        for table, ids in zip(family.tables, doomed, strict=True):
+            for chunk in chunks(ids):
+                table.model.objects.filter(id__in=chunk).delete()
+        return set()
+    pred = _links(family, columns)
+    chains, chain_of = _chains(columns, pred)
+    if family.keyed_lineages:
+        chain_lineage = _keyed_chain_lineages(family, columns, chains, earlier_exists)
+    else:
+        chain_lineage = _chain_lineages(family, columns, chains, earlier_exists)
+    touched: set[int] = set()
+    for t, table in enumerate(family.tables):
+        touched |= _rebuild_table(
+            table,
+            t,
+            columns,
+            pred,
+            chain_of,
+            chain_lineage,
+            earlier_exists,
+            later_exists,
+            doomed[t],
+        )
+    # Lineages nobody holds any more.
+    candidates = {c.lineage_id for col in columns for c in col.cells if c.lineage_id is not None}
+    candidates -= set(chain_lineage)
+    if candidates:
+        first = family.tables[0]
+        alive = set(
+            first.model.objects.filter(
+                **{f"{first.lineage_attr}__in": list(candidates)}
+            ).values_list(first.lineage_attr, flat=True)
+        )
+        for chunk in chunks(sorted(candidates - alive)):
+            family.lineage_model.objects.filter(id__in=chunk).delete()
+    for table in family.tables:
+        table.refresh_derived(touched)
+    return touched
+
+
+def _links(family: Family, columns: list[Column]) -> list[dict[int, int]]:
+    """For each column, which cell of the previous column each cell continues."""
+    pred: list[dict[int, int]] = [{}]
+    for j in range(1, len(columns)):
+        pairs = family.match(
+            [c.item for c in columns[j - 1].cells], [c.item for c in columns[j].cells]
+        )
+        pred.append({b: a for a, b in pairs})
+    return pred
+
+
+def _chains(
+    columns: list[Column], pred: list[dict[int, int]]
+) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
+    """Chains of links through the window; chain_of[j][i] is the chain of cell i of column j."""
+    chain_of: list[list[int]] = []
+    chains: list[list[tuple[int, int]]] = []
+    for j, col in enumerate(columns):
+        col_pred = pred[j]
+        prev = chain_of[j - 1] if j else []
+        here: list[int] = []
+        for i in range(len(col.cells)):
+            p = col_pred.get(i)
+            if p is not None:
+                c = prev[p]
+            else:
+                c = len(chains)
+                chains.append([])
+            here.append(c)
+            chains[c].append((j, i))
+        chain_of.append(here)
+    return chains, chain_of
+
+
+def _chain_lineages(
+    family: Family,
+    columns: list[Column],
+    chains: list[list[tuple[int, int]]],
+    earlier_exists: bool,
+) -> list[int]:
+    """A lineage per chain.
+
+    Chains already running before the window keep theirs. Others take a free lineage of one of
+    their cells under a new key (fewer rows to relabel), or a new one.
+    """
+
+    def cell(ji: tuple[int, int]) -> Cell:
+        return columns[ji[0]].cells[ji[1]]
+
+    keeps_head = not columns[0].is_new and earlier_exists
+    head = {c.lineage_id for c in columns[0].cells} if not columns[0].is_new else set()
+    taken: set[int] = set()
+    lineage: list[int | None] = [None] * len(chains)
+    keys: list[str | None] = [None] * len(chains)
+    for c, path in enumerate(chains):
+        first = cell(path[0])
+        if path[0][0] == 0 and keeps_head:
+            lineage[c] = first.lineage_id
+            taken.add(first.lineage_id)  # type: ignore[arg-type]
+            continue
+        keys[c] = family.lineage_key(first, columns[path[0][0]].date)
+        for ji in reversed(path):
+            lid = cell(ji).lineage_id
+            if lid is not None and lid not in taken and (lid not in head or ji[0] == 0):
+                lineage[c] = lid
+                taken.add(lid)
+                break
+    rekey = {lineage[c]: keys[c] for c in range(len(chains)) if keys[c] and lineage[c]}
+    if rekey:
+        _set_keys(family.lineage_model, rekey)  # type: ignore[arg-type]
+    fresh = [c for c in range(len(chains)) if lineage[c] is None]
+    if fresh:
+        created = family.lineage_model.objects.bulk_create(
+            [family.new_lineage(keys[c], cell(chains[c][0])) for c in fresh]  # type: ignore[arg-type]
+        )
+        for c, obj in zip(fresh, created, strict=True):
+            lineage[c] = obj.pk
+    return lineage  # type: ignore[return-value]
+
+
+def _keyed_chain_lineages(
+    family: Family,
+    columns: list[Column],
+    chains: list[list[tuple[int, int]]],
+    earlier_exists: bool,
+) -> list[int]:
+    """A lineage per chain, found by the key of the chain's first entry.
+
+    Chains already running before the window keep the lineage they have: their first entry
+    lies before the window.
+    """
+    keeps_head = not columns[0].is_new and earlier_exists
+    firsts = [columns[p[0][0]].cells[p[0][1]] for p in chains]
+    kept = [
+        c.lineage_id if p[0][0] == 0 and keeps_head else None
+        for c, p in zip(firsts, chains, strict=True)
+    ]
+    keys = [
+        family.lineage_key(c, columns[p[0][0]].date) for c, p in zip(firsts, chains, strict=True)
+    ]
+    existing: dict[str, int] = {}
+    for chunk in chunks(sorted(set(keys))):
+        existing.update(family.lineage_model.objects.filter(key__in=chunk).values_list("key", "id"))
+    missing: dict[str, Cell] = {}
+    for k, c, lid in zip(keys, firsts, kept, strict=True):
+        if lid is None and k not in existing:
+            missing.setdefault(k, c)
+    if missing:
+        created = family.lineage_model.objects.bulk_create(
+            [family.new_lineage(k, c) for k, c in sorted(missing.items())]
+        )
+        existing.update({obj.key: obj.pk for obj in created})
+    return [lid if lid is not None else existing[k] for k, lid in zip(keys, kept, strict=True)]
+
+
+def _set_keys(lineage_model: type[models.Model], rekey: dict[int, str]) -> None:
+    """Give lineages new keys in two steps, so that swapped keys never collide."""
+    current: dict[int, str] = {}
+    for chunk in chunks(sorted(rekey)):
+        current.update(lineage_model.objects.filter(id__in=chunk).values_list("id", "key"))
+    changed = {lid: key for lid, key in rekey.items() if current.get(lid) != key}
+    if changed:
+        _execute_updates(lineage_model, ["key"], [(f"~{lid}", lid) for lid in changed])
+        _execute_updates(lineage_model, ["key"], [(key, lid) for lid, key in changed.items()])
+
+
+def _adapt(value: Any) -> Any:
+    if isinstance(value, dt.date):
+        return connection.ops.adapt_datefield_value(value)
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _insert_sql(model: type[models.Model], fields: list[str], n_rows: int) -> str:
+    qn = connection.ops.quote_name
+    columns = ", ".join(qn(model._meta.get_field(f).column) for f in fields)
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    return f"INSERT INTO {qn(model._meta.db_table)} ({columns}) VALUES " + ", ".join([one] * n_rows)
+
+
+def insert_rows(model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """INSERT many plain rows (no ids needed back) without building model instances."""
+    if rows:
+        with connection.cursor() as cursor:
+            cursor.executemany(_insert_sql(model, fields, 1), [tuple(map(_adapt, r)) for r in rows])
+
+
+def insert_returning(
+    model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]
+) -> list[int]:
+    """INSERT rows and return their ids in order (multi-row VALUES ... RETURNING, as Django's
+    own bulk_create does on SQLite >= 3.35 and PostgreSQL), without model instances."""
+    ids: list[int] = []
+    per_batch = max(1, 900 // len(fields))
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    with connection.cursor() as cursor:
+        for batch in chunks(rows, per_batch):
+            params = [_adapt(v) for row in batch for v in row]
+            cursor.execute(_insert_sql(model, fields, len(batch)) + f" RETURNING {pk}", params)
+            ids.extend(r[0] for r in cursor.fetchall())
+    return ids
+
+
+def _execute_updates(
+    model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]
+) -> None:
+    """UPDATE ... WHERE id = ? for many rows: one prepared statement, no CASE expressions."""
+    if not rows:
+        return
+    qn = connection.ops.quote_name
+    columns = [model._meta.get_field(f).column for f in fields]
+    sql = (
+        f"UPDATE {qn(model._meta.db_table)} SET "
+        + ", ".join(f"{qn(c)} = %s" for c in columns)
+        + f" WHERE {qn(model._meta.pk.column)} = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, [tuple(map(_adapt, r)) for r in rows])
+
+
+def _rebuild_table(
+    table: Table,
+    t: int,
+    columns: list[Column],
+    pred: list[dict[int, int]],
+    chain_of: list[list[int]],
+    chain_lineage: list[int],
+    earlier_exists: bool,
+    later_exists: bool,
+    doomed: Sequence[int],
+) -> set[int]:
+    m = len(columns) - 1
+    dates = [c.date for c in columns]
+
+    # Group cells: linked cells of equal value share one row; an existing row that starts inside
+    # the window keeps its id unless an earlier column already holds it. Per group we keep its
+    # first and last cell, its row id, the rows its cells had (to reuse one) and a parsed source.
+    gid: list[list[int]] = []
+    first: list[tuple[int, int]] = []
+    last: list[tuple[int, int]] = []
+    row_of: list[int | None] = []
+    cands: list[list[int]] = []
+    source: list[Cell | None] = []
+    old: dict[int, tuple[Slot, int | None]] = {}  # row id -> (slot, lineage it had)
+    for j, col in enumerate(columns):
+        prev_gid = gid[j - 1] if j else None
+        prev_cells = columns[j - 1].cells if j else None
+        col_pred = pred[j]
+        col_gid: list[int] = []
+        lower = dates[j - 1] if j else None
+        for i, cell in enumerate(col.cells):
+            s = cell.slots[t]
+            if s.row_id is not None:
+                old[s.row_id] = (s, cell.lineage_id)
+            p = col_pred.get(i)
+            if p is not None and prev_cells[p].slots[t].value == s.value:  # type: ignore[index]
+                g = prev_gid[p]  # type: ignore[index]
+                last[g] = (j, i)
+                if s.row_id is not None:
+                    cands[g].append(s.row_id)
+            else:
+                g = len(first)
+                first.append((j, i))
+                last.append((j, i))
+                own = s.row_id is not None and (
+                    j == 0 or (s.old_from is not None and s.old_from > lower)
+                )  # type: ignore[operator]
+                row_of.append(s.row_id if own else None)
+                cands.append([s.row_id] if s.row_id is not None and not own else [])
+                source.append(None)
+            if cell.data is not None:
+                source[g] = cell
+            col_gid.append(g)
+        gid.append(col_gid)
+    used = {r for r in row_of if r is not None}
+    for g, rid in enumerate(row_of):
+        if rid is None:
+            for c in cands[g]:
+                if c not in used:
+                    row_of[g] = c
+                    used.add(c)
+                    break
+
+    updates: list[tuple[Any, ...]] = []
+    creates: list[tuple[int, tuple[Any, ...], Cell | None, int | None]] = []
+    touched: set[int] = set()
+    interval: list[tuple[dt.date | None, dt.date | None]] = []
+    for g in range(len(first)):
+        j0, i0 = first[g]
+        j1, i1 = last[g]
+        fslot = columns[j0].cells[i0].slots[t]
+        rid = row_of[g]
+        if j0 == 0 and earlier_exists and rid is not None and rid == fslot.row_id:
+            valid_from = fslot.old_from
+        else:
+            valid_from = dates[j0]
+        if j1 < m:
+            valid_to = dates[j1 + 1]
+        elif later_exists:
+            valid_to = columns[j1].cells[i1].slots[t].old_to
+        else:
+            valid_to = None
+        interval.append((valid_from, valid_to))
+        lineage_id = chain_lineage[chain_of[j0][i0]]
+        if j0 > 0 or not earlier_exists:
+            touched.add(lineage_id)
+        if rid is not None:
+            o, old_lineage = old[rid]
+            if o.old_from != valid_from or o.old_to != valid_to or old_lineage != lineage_id:
+                updates.append((valid_from, valid_to, lineage_id, rid))
+                touched.add(lineage_id)
+            continue
+        src = source[g]
+        if src is not None:
+            values, copied_from = table.new_values(src), None
+        else:
+            copied_from = fslot.row_id
+            values = table.model.objects.filter(pk=copied_from).values_list(*table.fields)[0]
+        creates.append((g, (*values, valid_from, valid_to, lineage_id), src, copied_from))
+        touched.add(lineage_id)
+
+    _execute_updates(table.model, ["valid_from", "valid_to", table.lineage_field], updates)
+    if creates:
+        ids = insert_returning(
+            table.model,
+            [*table.fields, "valid_from", "valid_to", table.lineage_field],
+            [values for _, values, _, _ in creates],
+        )
+        for (g, _, _, _), rid in zip(creates, ids, strict=True):
+            row_of[g] = rid
+        table.create_children([(row_of[g], src) for g, _, src, _ in creates if src is not None])  # type: ignore[misc]
+        copies = [(row_of[g], cf) for g, _, src, cf in creates if src is None]
+        if copies:
+            table.copy_children(copies)  # type: ignore[arg-type]
+
+    # The new column now mirrors the database: callers may reuse it as the next import's P.
+    for j, col in enumerate(columns):
+        if col.is_new:
+            for i, c in enumerate(col.cells):
+                g = gid[j][i]
+                c.slots[t].row_id = row_of[g]
+                c.slots[t].old_from, c.slots[t].old_to = interval[g]
+                c.lineage_id = chain_lineage[chain_of[j][i]]
+
+    # Rows after the window follow the lineage of the chain they continue.
+    if later_exists and not columns[m].is_new:
+        moves: dict[int, int] = {}
+        for i, c in enumerate(columns[m].cells):
+            new = chain_lineage[chain_of[m][i]]
+            if c.lineage_id is not None and c.lineage_id != new:
+                moves[c.lineage_id] = new
+        if moves:
+            tails: list[tuple[int, int]] = []
+            for chunk in chunks(sorted(moves)):
+                tails.extend(
+                    table.model.objects.filter(
+                        **{f"{table.lineage_attr}__in": chunk}, valid_from__gt=dates[m]
+                    ).values_list("id", table.lineage_attr)
+                )
+            _execute_updates(
+                table.model, [table.lineage_field], [(moves[lid], rid) for rid, lid in tails]
+            )
+            touched |= set(moves.values())
+
+    kept = set(row_of)
+    dead = sorted({rid for rid in [*old, *doomed] if rid not in kept})
+    for chunk in chunks(dead):
+        table.model.objects.filter(id__in=chunk).delete()
+    return touched
+
+
+def refresh_intervals(
+    model: type[models.Model],
+    lineage_attr: str,
+    lineage_ids: set[int],
+    fields: Sequence[str],
+    compute: Callable[[tuple | None, tuple, Any], tuple[tuple, Any]],
+    derived: Sequence[str],
+) -> None:
+    """Walk each lineage's rows in date order and store what `compute` derives from neighbours.
+
+    `compute(previous_row, row, carry) -> (derived values, carry)`; rows are tuples of
+    ("id", "lineage_id", *fields, *derived).
+    """
+    updates = []
+    for chunk in chunks(sorted(lineage_ids)):
+        rows = (
+            model.objects.filter(**{f"{lineage_attr}__in": chunk})
+            .order_by(lineage_attr, "valid_from")
+            .values_list("id", lineage_attr, *fields, *derived)
+        )
+        prev = None
+        carry = None
+        for row in rows:
+            if prev is not None and prev[1] != row[1]:
+                prev, carry = None, None
+            values, carry = compute(prev, row, carry)
+            if tuple(row[-len(derived) :]) != tuple(values):
+                updates.append((*values, row[0]))
+            prev = row
+    _execute_updates(model, list(derived), updates)

@@ -1,0 +1,24 @@
+"""Pure-Python reading of Comprehensive Rules text files (no Django here, by design)."""
+
+from .decode import decode_bytes
+from .errors import CRFormatError, LegacyLayoutError
+from .model import Anomaly, Document, Entry, GlossaryEntry, Reference
+from .parser import MODERN_LAYOUT_START, parse_bytes, parse_text
+from .references import expand_targets, find_references, mask_references
+
+__all__ = [
+    "MODERN_LAYOUT_START",
+    "Anomaly",
+    "CRFormatError",
+    "Document",
+    "Entry",
+    "GlossaryEntry",
+    "LegacyLayoutError",
+    "Reference",
+    "decode_bytes",
+    "expand_targets",
+    "find_references",
+    "mask_references",
+    "parse_bytes",
+    "parse_text",
+]

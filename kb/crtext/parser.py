@@ -1,0 +1,378 @@
+"""Parse the text of a modern (Magic 2010 onward) Comprehensive Rules release.
+
+The archive is real and imperfect: indented rule lines, `702. 37a`, `505.54.` for 505.5, a number
+printed twice, subrules whose rule is missing, `Example:Example:`, a stray one-letter line,
+glossary terms glued to their definitions. Each defect is read as meant and recorded as an
+anomaly, so that counts match the document and nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+
+from .decode import decode_bytes
+from .errors import CRFormatError, LegacyLayoutError
+from .model import Anomaly, Document, Entry, GlossaryEntry
+from .numbers import next_letters, parent_of
+
+#: The first release in the modern numbering; anything older is the legacy layout.
+MODERN_LAYOUT_START = dt.date(2009, 7, 11)
+
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ],
+        1,
+    )
+}
+_DATE_RE = re.compile(
+    r"\b(effective|current) as of ([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE
+)
+_LEGACY_HEADER_RE = re.compile(r"COMPREHENSIVE RULES\s+\d\d/\d\d/\d\d")
+_SECTION_RE = re.compile(r"^([1-9])\.\s+(\S.*)$")
+_CHAPTER_RE = re.compile(r"^([1-9]\d\d)\.\s+(\D.*)$")
+_RULE_RE = re.compile(r"^([1-9]\d\d)\.( ?)(\d+)([a-z]{1,2})?(\.?)\s*(.*)$")
+_FIRST_RULE_RE = re.compile(r"^[1-9]\d\d\.\d+\.?\s")
+_EXAMPLE_RE = re.compile(r"^Example:\s*")
+_GLUED_TERM_RE = re.compile(r"^(.*?[A-Za-z)”\"])(1\.\s+\S.*)$")
+_DATE_SEARCH_LINES = 60
+
+
+def parse_bytes(data: bytes, *, source: str = "") -> Document:
+    """Decode and parse a CR file."""
+    return parse_text(decode_bytes(data, source=source), source=source)
+
+
+def parse_text(text: str, *, source: str = "") -> Document:
+    """Parse CR text (line ends already normalised to "\\n")."""
+    try:
+        return _Parser(text.split("\n"), source).parse()
+    except CRFormatError as exc:
+        raise exc.with_source(source) from None
+
+
+class _Parser:
+    def __init__(self, lines: list[str], source: str) -> None:
+        self.lines = lines
+        self.source = source
+        self.anomalies: list[Anomaly] = []
+
+    def anomaly(self, kind: str, line: int | None, number: str = "", detail: str = "") -> None:
+        self.anomalies.append(Anomaly(kind, line, number, detail))
+
+    # -- document frame -------------------------------------------------------------------
+
+    def parse(self) -> Document:
+        date_idx, date = self._effective_date()
+        first_rule = next(
+            (i for i, line in enumerate(self.lines) if _FIRST_RULE_RE.match(line.strip())), None
+        )
+        if first_rule is None:
+            raise CRFormatError("no numbered rules found (a line such as “100.1. …”)")
+        body_start = self._body_start(first_rule)
+        glossary_idx = self._heading_after("Glossary", first_rule)
+        if glossary_idx is None:
+            raise CRFormatError(
+                "the document is cut off: no Glossary after the rules",
+                line=len(self.lines),
+            )
+        credits_idx = self._heading_after("Credits", glossary_idx)
+        if credits_idx is None:
+            raise CRFormatError(
+                "the document is cut off: no Credits after the Glossary", line=len(self.lines)
+            )
+        contents_idx = self._heading_after("Contents", date_idx, body_start)
+        intro_end = contents_idx if contents_idx is not None else body_start
+        title = next((line.strip() for line in self.lines if line.strip()), "")
+        introduction = _paragraphs(
+            self.lines[date_idx + 1 : intro_end], skip_heading="Introduction"
+        )
+        contents = (
+            [line.strip() for line in self.lines[contents_idx + 1 : body_start] if line.strip()]
+            if contents_idx is not None
+            else []
+        )
+        entries = self._entries(body_start, glossary_idx)
+        glossary = self._glossary(glossary_idx + 1, credits_idx)
+        credits = _paragraphs(self.lines[credits_idx + 1 :])
+        return Document(
+            effective_date=date,
+            title=title,
+            introduction=introduction,
+            contents=contents,
+            entries=entries,
+            glossary=glossary,
+            credits=credits,
+            anomalies=self.anomalies,
+            source=self.source,
+        )
+
+    def _effective_date(self) -> tuple[int, dt.date]:
+        head = self.lines[:_DATE_SEARCH_LINES]
+        for i, line in enumerate(head):
+            m = _DATE_RE.search(line)
+            if not m:
+                continue
+            month = _MONTHS.get(m.group(2).capitalize())
+            if month is None:
+                raise CRFormatError(f"unknown month {m.group(2)!r} in the date", line=i + 1)
+            try:
+                date = dt.date(int(m.group(4)), month, int(m.group(3)))
+            except ValueError as exc:
+                raise CRFormatError(f"invalid effective date: {exc}", line=i + 1) from None
+            if m.group(1).lower() == "current" or date < MODERN_LAYOUT_START:
+                raise LegacyLayoutError(
+                    f"legacy layout not supported yet: a release of {date.isoformat()} uses the "
+                    "pre-Magic 2010 numbering",
+                    line=i + 1,
+                )
+            return i, date
+        if any(_LEGACY_HEADER_RE.search(line) for line in head):
+            raise LegacyLayoutError(
+                "legacy layout not supported yet: pre-Magic 2010 document header", line=1
+            )
+        raise CRFormatError(
+            "not a Comprehensive Rules document: no effective date "
+            f"(“These rules are effective as of …”) in the first {_DATE_SEARCH_LINES} lines",
+            line=1,
+        )
+
+    def _body_start(self, first_rule: int) -> int:
+        """Back up from rule 100.1 over its chapter and section headings."""
+        i = first_rule
+        while i > 0:
+            prev = self.lines[i - 1].strip()
+            if not prev or _SECTION_RE.match(prev) or _CHAPTER_RE.match(prev):
+                i -= 1
+                if _SECTION_RE.match(prev):
+                    return i
+            else:
+                break
+        return first_rule
+
+    def _heading_after(self, heading: str, start: int, stop: int | None = None) -> int | None:
+        stop = len(self.lines) if stop is None else stop
+        return next((i for i in range(start + 1, stop) if self.lines[i].strip() == heading), None)
+
+    # -- numbered rules -------------------------------------------------------------------
+
+    def _entries(self, start: int, stop: int) -> list[Entry]:
+        entries: list[Entry] = []
+        seen: dict[str, Entry] = {}
+        current: Entry | None = None
+        in_example = False
+        last_rule: dict[str, int] = {}  # chapter -> last rule number seen
+        last_letters: dict[str, str] = {}  # rule -> last subrule letters seen
+        for idx in range(start, stop):
+            raw = self.lines[idx]
+            line = raw.strip()
+            lineno = idx + 1
+            if not line:
+                continue
+            entry = self._numbered(line, lineno, last_rule)
+            if entry is not None:
+                if entry.number in seen:
+                    entry.ordinal = sum(1 for e in entries if e.number == entry.number)
+                    self.anomaly("duplicate_number", lineno, entry.number, "printed again")
+                seen.setdefault(entry.number, entry)
+                self._check_sequence(entry, seen, last_rule, last_letters)
+                entries.append(entry)
+                current, in_example = entry, False
+                continue
+            ex = _EXAMPLE_RE.match(line)
+            if ex:
+                body = line[ex.end() :]
+                doubled = _EXAMPLE_RE.match(body)
+                if doubled:
+                    self.anomaly(
+                        "doubled_example_prefix", lineno, current.number if current else ""
+                    )
+                    body = body[doubled.end() :]
+                if current is None:
+                    raise CRFormatError("an example before the first rule", line=lineno)
+                current.examples.append(body)
+                in_example = True
+                continue
+            if len(line) <= 2 and line.isalpha():
+                self.anomaly("stray_line", lineno, current.number if current else "", repr(line))
+                continue
+            if current is None:
+                raise CRFormatError(f"text before the first rule: {line[:60]!r}", line=lineno)
+            # A continuation paragraph (often indented) of the entry or its last example.
+            if in_example:
+                current.examples[-1] += "\n" + line
+            else:
+                current.text += "\n" + line
+        return entries
+
+    def _numbered(self, line: str, lineno: int, last_rule: dict[str, int]) -> Entry | None:
+        m = _RULE_RE.match(line)
+        if m:
+            chapter, space, rule_digits, letters, _dot, text = m.groups()
+            if space:
+                self.anomaly("stray_space_in_number", lineno, f"{chapter}. {rule_digits}")
+            rule_no = int(rule_digits)
+            expected = last_rule.get(chapter, 0) + 1
+            if not letters and rule_no != expected and rule_no > expected:
+                fixed = _drop_one_digit(rule_digits, expected)
+                if fixed is not None:
+                    self.anomaly(
+                        "stray_digit_in_number",
+                        lineno,
+                        f"{chapter}.{fixed}",
+                        f"printed {chapter}.{rule_digits}",
+                    )
+                    rule_no = fixed
+            number = f"{chapter}.{rule_no}" + (letters or "")
+            if not text:
+                raise CRFormatError(f"rule {number} has no text", line=lineno)
+            if not letters:
+                last_rule[chapter] = rule_no
+            return Entry(number, "subrule" if letters else "rule", text, lineno)
+        m = _CHAPTER_RE.match(line)
+        if m:
+            return Entry(m.group(1), "chapter", m.group(2).strip(), lineno)
+        m = _SECTION_RE.match(line)
+        if m:
+            return Entry(m.group(1), "section", m.group(2).strip(), lineno)
+        return None
+
+    def _check_sequence(
+        self,
+        entry: Entry,
+        seen: dict[str, Entry],
+        last_rule: dict[str, int],
+        last_letters: dict[str, str],
+    ) -> None:
+        if entry.ordinal:
+            return
+        parent = parent_of(entry.number)
+        if parent is not None and parent not in seen:
+            self.anomaly("orphan_" + entry.kind, entry.line, entry.number, f"no {parent}")
+        if entry.kind == "subrule":
+            rule, letters = (
+                entry.number.rstrip("abcdefghijklmnopqrstuvwxyz"),
+                entry.number[len(entry.number.rstrip("abcdefghijklmnopqrstuvwxyz")) :],
+            )
+            prev = last_letters.get(rule)
+            expected = "a" if prev is None else next_letters(prev)
+            if letters != expected:
+                self.anomaly(
+                    "subrule_letter_sequence",
+                    entry.line,
+                    entry.number,
+                    f"expected {rule}{expected}",
+                )
+            last_letters[rule] = letters
+
+    # -- glossary -------------------------------------------------------------------------
+
+    def _glossary(self, start: int, stop: int) -> list[GlossaryEntry]:
+        out: list[GlossaryEntry] = []
+        seen: dict[str, int] = {}
+        for lineno, block in _blocks(self.lines, start, stop):
+            head, rest = block[0], block[1:]
+            glued = _GLUED_TERM_RE.match(head)
+            if glued and len(head) > 40:
+                head = glued.group(1)
+                rest = [glued.group(2), *rest]
+                self.anomaly("glued_glossary_term", lineno, "", head)
+            if not rest:
+                self.anomaly("glossary_term_without_text", lineno, "", head)
+            obsolete = head.endswith("(Obsolete)")
+            bare = head[: -len("(Obsolete)")].strip() if obsolete else head
+            entry = GlossaryEntry(head, split_aliases(bare), "\n".join(rest), lineno, obsolete)
+            key = entry.key
+            if key in seen:
+                entry.ordinal = seen[key]
+                self.anomaly("duplicate_glossary_term", lineno, "", head)
+            seen[key] = seen.get(key, 0) + 1
+            out.append(entry)
+        return out
+
+
+def _drop_one_digit(digits: str, expected: int) -> int | None:
+    for i in range(len(digits)):
+        candidate = digits[:i] + digits[i + 1 :]
+        if candidate and int(candidate) == expected:
+            return expected
+    return None
+
+
+def _blocks(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, list[str]]]:
+    block: list[str] = []
+    first = start
+    for i in range(start, stop):
+        line = lines[i].strip()
+        if line:
+            if not block:
+                first = i + 1
+            block.append(line)
+        elif block:
+            yield first, block
+            block = []
+    if block:
+        yield first, block
+
+
+def _paragraphs(lines: list[str], skip_heading: str = "") -> str:
+    paras = ["\n".join(b) for _, b in _blocks(lines, 0, len(lines))]
+    if paras and skip_heading and paras[0] == skip_heading:
+        paras = paras[1:]
+    return "\n\n".join(paras)
+
+
+_OPEN_QUOTES = '“"'
+_CLOSE_QUOTES = '”"'
+
+
+def split_aliases(headword: str) -> list[str]:
+    """Split "Banding, “Bands with Other”" on commas outside quotation marks.
+
+    A closing quote followed by an opening one also separates aliases
+    ("Partner, “Partner—[text],” “Partner with [name]”").
+    """
+    out: list[str] = []
+    buf: list[str] = []
+    quoted = False
+    i = 0
+    while i < len(headword):
+        ch = headword[i]
+        if ch == "“" or (ch == '"' and not quoted):
+            quoted = True
+        elif ch == "”" or (ch == '"' and quoted):
+            quoted = False
+            buf.append(ch)
+            rest = headword[i + 1 :]
+            stripped = rest.lstrip()
+            if stripped.startswith(("“", '"')) and len(stripped) < len(rest):
+                out.append("".join(buf).strip())
+                buf = []
+                i += 1 + (len(rest) - len(stripped))
+                continue
+            i += 1
+            continue
+        if ch == "," and not quoted:
+            out.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    if "".join(buf).strip():
+        out.append("".join(buf).strip())
+    return [a for a in out if a]

@@ -1,0 +1,132 @@
+"""Import Comprehensive Rules releases from files, folders or URLs.
+
+Why a command: operators pull the official TXT when Wizards publishes a release, and `make run`
+loads the whole shared archive the same way. Each release is imported atomically; a file that is
+not a CR document is refused with its file and line and changes nothing; the same file again is a
+no-op; a different text for a loaded date needs --replace.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from kb.archive.importer import Importer, ImportRefused, ImportResult
+from kb.archive.parsing import parse_ahead
+from kb.archive.sources import SourceError, count_sources, read_sources
+from kb.crtext import CRFormatError
+
+
+class Command(BaseCommand):
+    help = "Import CR releases: PATH... (files or folders with versions.csv) or an http(s) URL."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "sources",
+            nargs="+",
+            metavar="PATH_OR_URL",
+            help="A CR .txt file, a folder of them (its versions.csv supplies set names), "
+            "or an http(s):// URL of an official TXT.",
+        )
+        parser.add_argument(
+            "--lang",
+            choices=["en", "fr"],
+            default="en",
+            help="Language of the documents (default en). French documents are not supported yet.",
+        )
+        parser.add_argument(
+            "--set-name",
+            default="",
+            help="Set name for the release (only with a single document; versions.csv otherwise).",
+        )
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="Replace a loaded release whose text differs (otherwise it is refused).",
+        )
+
+    def _say(self, bar: tqdm, line: str, error: bool = False) -> None:
+        """Write a line without breaking the progress bar."""
+        stream = self.stderr if error else self.stdout
+        if bar.disable:
+            stream.write(line)
+        else:
+            bar.write(line, file=stream._out)
+
+    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+        if opts["lang"] != "en":
+            raise CommandError(
+                "French CR documents cannot be imported yet: only English releases are parsed "
+                "(no French Comprehensive Rules text is available to build the parser on)."
+            )
+        verbosity = opts["verbosity"]
+        try:
+            total = count_sources(opts["sources"])
+        except OSError as exc:
+            raise CommandError(str(exc)) from None
+        if opts["set_name"] and total != 1:
+            raise CommandError("--set-name applies to a single document; use versions.csv")
+        importer = Importer(user=_user())
+        errors: list[str] = []
+        done = {"created": 0, "replaced": 0, "unchanged": 0}
+        bar = tqdm(
+            total=total, unit="release", disable=verbosity < 1 or total < 2, file=self.stderr
+        )
+        try:
+            for parsed in parse_ahead(read_sources(opts["sources"])):
+                source, doc = parsed.source, parsed.doc
+                try:
+                    if doc is None:
+                        raise CRFormatError(parsed.error)
+                    set_name, set_code = source.set_names.get(
+                        doc.effective_date.isoformat(), ("", "")
+                    )
+                    result = importer.import_document(
+                        doc,
+                        checksum=parsed.checksum,
+                        source=source.name,
+                        set_name=opts["set_name"] or set_name,
+                        set_code=set_code,
+                        replace=opts["replace"],
+                    )
+                except (CRFormatError, ImportRefused) as exc:
+                    errors.append(str(exc))
+                    self._say(bar, f"refused: {exc}", error=True)
+                    bar.update(1)
+                    continue
+                done[result.action] += 1
+                if verbosity >= 2 or (verbosity >= 1 and total < 2):
+                    self._say(bar, _describe(result))
+                bar.update(1)
+        except SourceError as exc:
+            raise CommandError(str(exc)) from None
+        finally:
+            bar.close()
+        if verbosity >= 1:
+            self.stdout.write(
+                f"{done['created']} imported, {done['replaced']} replaced, "
+                f"{done['unchanged']} unchanged, {len(errors)} refused"
+            )
+        if errors:
+            raise CommandError(f"{len(errors)} document(s) refused:\n" + "\n".join(errors))
+
+
+def _describe(result: ImportResult) -> str:
+    date = result.effective_date.isoformat()
+    if result.action == "unchanged":
+        return f"{date}: unchanged (already loaded with the same text; nothing changed)"
+    c = result.counts
+    return (
+        f"{date}: {result.action} ({c.get('rules', 0)} rules, {c.get('subrules', 0)} subrules, "
+        f"{c.get('glossary', 0)} glossary terms, {result.anomalies} anomalies, "
+        f"{result.seconds:.2f} s)"
+    )
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""

@@ -1,0 +1,40 @@
+"""Load what the site shows: the shared archive if present, else the demo set.
+
+Why: `make run` must work on a fresh machine with or without ../shared/data. Re-running it is
+cheap: releases already loaded with the same text are skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
+
+
+class Command(BaseCommand):
+    help = "Import the shared CR archive (KB_DATA_DIR/cr/en), or the demo set when it is absent."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--data-dir",
+            default=str(settings.KB_DATA_DIR),
+            help="Folder holding cr/en (default: KB_DATA_DIR, ../shared/data).",
+        )
+
+    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+        rules = Path(opts["data_dir"]) / "cr" / "en"
+        if rules.is_dir():
+            self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
+            call_command("import_rules", str(rules), verbosity=opts["verbosity"])
+            return
+        self.stdout.write(
+            self.style.WARNING(
+                f"{rules} not found: loading the demo set from {DEMO_DIR} instead "
+                "(a few releases of rule 602 built from the seed documents)."
+            )
+        )
+        call_command("import_rules", str(DEMO_DIR / "cr" / "en"), verbosity=opts["verbosity"])

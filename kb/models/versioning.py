@@ -1,0 +1,78 @@
+"""What interval rows share: validity over effective dates, and text comparison hashes."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class FrenchStatus(models.TextChoices):
+    OFFICIAL = "official", _("official")
+    UNOFFICIAL = "unofficial", _("unofficial")
+    REVIEWED = "reviewed", _("reviewed")
+
+
+def valid_on(date: dt.date, prefix: str = "") -> Q:
+    """Rows valid on `date`: valid_from <= date < valid_to (valid_to empty while current)."""
+    return Q(**{f"{prefix}valid_from__lte": date}) & (
+        Q(**{f"{prefix}valid_to__gt": date}) | Q(**{f"{prefix}valid_to__isnull": True})
+    )
+
+
+class IntervalQuerySet(models.QuerySet):
+    def as_of(self, date: dt.date) -> IntervalQuerySet:
+        """Rows in force in the release effective on (or in force on) `date`."""
+        return self.filter(valid_on(date))
+
+
+class IntervalBase(models.Model):
+    """A value held over [valid_from, valid_to) effective dates (valid_to empty while current).
+
+    A release that leaves the value unchanged adds no row; a removal closes the interval.
+    """
+
+    valid_from = models.DateField(_("valid from"), db_index=True)
+    valid_to = models.DateField(_("valid to"), null=True, blank=True, db_index=True)
+
+    objects = IntervalQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_current(self) -> bool:
+        return self.valid_to is None
+
+
+class TextVersionBase(IntervalBase):
+    """One wording of an entry, with hashes that tell wording, reference and typography apart."""
+
+    text = models.TextField(_("text"))
+    text_hash = models.CharField(max_length=16, help_text=_("Exact text and examples."))
+    folded_hash = models.CharField(max_length=16, help_text=_("Typography folded."))
+    masked_hash = models.CharField(
+        max_length=16, help_text=_("Main text folded, cited numbers masked.")
+    )
+    examples_hash = models.CharField(max_length=16, blank=True)
+    # Relative to the previous version of the same lineage: space-separated flags among
+    # new, wording, examples, reference, typography (and renamed, for glossary headwords).
+    change = models.CharField(max_length=60, blank=True)
+    wording_since = models.DateField(
+        _("wording since"),
+        help_text=_("Effective date of the last change that was not typography or references."),
+    )
+    fr_release = models.ForeignKey(
+        "kb.Release",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text=_("The English release the French text translates."),
+    )
+    fr_status = models.CharField(max_length=12, choices=FrenchStatus.choices, blank=True)
+
+    class Meta:
+        abstract = True

@@ -1,0 +1,51 @@
+"""Shared fixtures: the real data in ../shared/data, and the full archive imported once.
+
+Tests that need the shared data skip with a clear reason where it is absent (CI has it). The
+full archive is imported once per session into the test database, outside any test transaction:
+tests run in transactions that roll back, so it stays as imported.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+SHARED = Path(settings.KB_DATA_DIR)
+CR_EN = SHARED / "cr" / "en"
+CR_LEGACY = SHARED / "cr" / "en-legacy"
+SEEDS = Path(settings.BASE_DIR).parent / "shared" / "seeds"
+NO_SHARED = (
+    f"the shared data is not at {SHARED} (set KB_DATA_DIR): this test reads the real archive"
+)
+
+
+def shared_available() -> bool:
+    return CR_EN.is_dir()
+
+
+requires_shared = pytest.mark.skipif(not shared_available(), reason=NO_SHARED)
+
+
+def release_files() -> list[Path]:
+    return sorted(CR_EN.glob("*.txt")) if shared_available() else []
+
+
+def expected_counts() -> dict[str, dict[str, int]]:
+    if not shared_available():
+        return {}
+    with (CR_EN / "expected_counts.csv").open(newline="") as fh:
+        return {row.pop("date"): {k: int(v) for k, v in row.items()} for row in csv.DictReader(fh)}
+
+
+@pytest.fixture(scope="session")
+def archive(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    """The whole shared archive imported into the test database, once per session."""
+    if not shared_available():
+        pytest.skip(NO_SHARED)
+    with django_db_blocker.unblock():
+        call_command("import_rules", str(CR_EN), verbosity=0)
+    return CR_EN
