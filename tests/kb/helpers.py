@@ -1,0 +1,60 @@
+"""Helpers for tests that import releases."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+from django.core.management import call_command
+from django.db import connection
+
+from kb.models import (
+    Anomaly,
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    ImportRecord,
+    Lineage,
+    Reference,
+    Release,
+    RuleNumber,
+    RuleVersion,
+)
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "cr" / "en"
+MODELS = [
+    Release,
+    Lineage,
+    RuleNumber,
+    RuleVersion,
+    Example,
+    Reference,
+    GlossaryTerm,
+    GlossaryVersion,
+    Anomaly,
+    ImportRecord,
+]
+
+
+def run(*args: str, **opts: Any) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=out, **opts)
+    return out.getvalue()
+
+
+def table_dump() -> dict[str, list[tuple]]:
+    """Every row of every archive table, ids included: 'exactly as before' means this is equal."""
+    dump = {}
+    with connection.cursor() as cursor:
+        for model in MODELS:
+            table = model._meta.db_table
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)} ORDER BY 1")
+            dump[table] = [tuple(map(str, row)) for row in cursor.fetchall()]
+    return dump
+
+
+def clear_archive() -> None:
+    """Empty every archive table (a fresh database, within the test's transaction)."""
+    for model in reversed(MODELS):
+        model.objects.all().delete()

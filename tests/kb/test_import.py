@@ -1,0 +1,232 @@
+"""import_rules: atomic, idempotent, clear refusals; on the demo set and real releases."""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from django.core.management.base import CommandError
+
+from kb.archive.importer import Importer, ImportRefused, text_checksum
+from kb.archive.snapshot import snapshot
+from kb.crtext import parse_text
+from kb.models import Anomaly, ImportRecord, Release, RuleNumber
+from kb.selectors import rule_as_of
+from tests.conftest import CR_EN, CR_LEGACY, requires_shared
+from tests.kb.helpers import DEMO, clear_archive, run, table_dump
+
+pytestmark = pytest.mark.django_db
+
+
+def test_import_one_file_leaves_a_record(capsys) -> None:  # type: ignore[no-untyped-def]
+    out = run("import_rules", str(DEMO / "2024-06-07.txt"))
+    assert "2024-06-07: created (5 rules, 11 subrules, 1 glossary terms" in out
+    release = Release.objects.get()
+    assert release.effective_date == dt.date(2024, 6, 7)
+    assert release.set_name_en == "Modern Horizons 3"  # from versions.csv beside the file
+    record = ImportRecord.objects.get()
+    assert (record.action, record.lang, record.effective_date) == (
+        "created",
+        "en",
+        release.effective_date,
+    )
+    assert record.sha256 == release.sha256 and record.user
+    assert record.counts["subrules"] == 11
+    v = rule_as_of("602.2a", dt.date(2024, 6, 7))
+    assert v is not None and "(see rule 701.16a)" in v.text_en
+    # The demo has no rule 701: the citation is kept and recorded as dangling.
+    assert Anomaly.objects.filter(kind="dangling_reference", number="701.16a").count() == 1
+
+
+def test_the_same_file_again_changes_nothing() -> None:
+    run("import_rules", str(DEMO))
+    before = table_dump()
+    out = run("import_rules", str(DEMO / "2019-01-25.txt"))
+    assert "unchanged (already loaded with the same text; nothing changed)" in out
+    out = run("import_rules", str(DEMO))
+    assert "0 imported, 0 replaced, 10 unchanged, 0 refused" in out
+    assert table_dump() == before
+
+
+def test_the_same_text_with_other_line_endings_is_the_same_release(tmp_path: Path) -> None:
+    run("import_rules", str(DEMO / "2019-01-25.txt"))
+    before = table_dump()
+    crlf = tmp_path / "2019-01-25.txt"
+    crlf.write_bytes((DEMO / "2019-01-25.txt").read_bytes().replace(b"\n", b"\r\n"))
+    assert "unchanged" in run("import_rules", str(crlf))
+    assert table_dump() == before
+
+
+def test_a_different_text_for_a_loaded_date_needs_replace(tmp_path: Path) -> None:
+    run("import_rules", str(DEMO))
+    original = snapshot()
+    before = table_dump()
+    changed = tmp_path / "2019-01-25.txt"
+    changed.write_text(
+        (DEMO / "2019-01-25.txt").read_text().replace("he or she", "they"), encoding="utf-8"
+    )
+    with pytest.raises(CommandError, match="already loaded with different content"):
+        run("import_rules", str(changed))
+    assert table_dump() == before
+    out = run("import_rules", str(changed), "--replace")
+    assert "2019-01-25: replaced" in out
+    assert "they" in rule_as_of("602.5d", dt.date(2019, 1, 25)).text_en  # type: ignore[union-attr]
+    assert "he or she" in rule_as_of("602.5d", dt.date(2018, 4, 27)).text_en  # type: ignore[union-attr]
+    assert ImportRecord.objects.filter(action="replaced").count() == 1
+    assert Release.objects.get(effective_date=dt.date(2019, 1, 25)).set_name_en == (
+        "Ravnica Allegiance"
+    )
+    # Putting the original text back restores the archive as it was (ids aside).
+    run("import_rules", str(DEMO / "2019-01-25.txt"), "--replace")
+    assert snapshot() == original
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", r"empty\.txt: the file is empty"),
+        (b"PK\x03\x04\x14\x00\x06\x00", r"empty\.txt, line 1: binary data"),
+        (b"These rules\n\xff\xfe\x81", r"empty\.txt, line 2: cannot decode"),
+        (b"Just some notes\nabout Magic.\n", r"empty\.txt, line 1: not a Comprehensive Rules"),
+    ],
+)
+def test_a_file_that_is_not_a_cr_document_is_refused(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    run("import_rules", str(DEMO / "2010-02-01.txt"))
+    before = table_dump()
+    bad = tmp_path / "empty.txt"
+    bad.write_bytes(content)
+    with pytest.raises(CommandError, match=message):
+        run("import_rules", str(bad))
+    assert table_dump() == before
+
+
+def test_a_document_cut_off_before_the_glossary_is_refused(tmp_path: Path) -> None:
+    text = (DEMO / "2024-06-07.txt").read_text()
+    cut = tmp_path / "cut.txt"
+    cut.write_text(text[: text.index("Glossary\n\nActivated")], encoding="utf-8")
+    with pytest.raises(CommandError, match=r"cut\.txt, line \d+: the document is cut off"):
+        run("import_rules", str(cut))
+    assert not Release.objects.exists()
+
+
+def test_a_folder_imports_the_good_files_and_names_the_bad_ones(tmp_path: Path) -> None:
+    for name in ("2014-02-01.txt", "2018-04-27.txt", "versions.csv"):
+        shutil.copy(DEMO / name, tmp_path / name)
+    (tmp_path / "2016-01-01.txt").write_text("not a rules document\n")
+    with pytest.raises(CommandError, match=r"1 document\(s\) refused:\n.*2016-01-01\.txt, line 1"):
+        run("import_rules", str(tmp_path))
+    assert [str(r) for r in Release.objects.all()] == [
+        "2014-02-01 (Born of the Gods)",
+        "2018-04-27 (Dominaria)",
+    ]
+
+
+@requires_shared
+def test_the_legacy_archive_is_refused_release_by_release() -> None:
+    with pytest.raises(CommandError) as exc:
+        run("import_rules", str(CR_LEGACY))
+    message = str(exc.value)
+    assert "32 document(s) refused" in message
+    assert "1999-04-23.txt, line 1: legacy layout not supported yet" in message
+    assert "2009-05-01.txt, line 3: legacy layout not supported yet" in message
+    assert not Release.objects.exists()
+
+
+def test_import_from_an_http_url() -> None:
+    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(  # noqa: E731
+        *a, directory=str(DEMO), **k
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        out = run("import_rules", f"{url}/2011-09-30.txt", "--set-name", "Innistrad")
+        assert "2011-09-30: created" in out
+        assert Release.objects.get().set_name_en == "Innistrad"
+        with pytest.raises(CommandError, match=r"/missing\.txt: download failed"):
+            run("import_rules", f"{url}/missing.txt")
+    finally:
+        server.shutdown()
+
+
+def test_bad_arguments_are_command_errors() -> None:
+    with pytest.raises(CommandError, match="no such file or folder"):
+        run("import_rules", "/nonexistent/cr.txt")
+    with pytest.raises(CommandError, match="--set-name applies to a single document"):
+        run("import_rules", str(DEMO), "--set-name", "X")
+    with pytest.raises(CommandError, match="French CR documents cannot be imported yet"):
+        run("import_rules", str(DEMO / "2010-02-01.txt"), "--lang", "fr")
+
+
+def test_an_import_that_fails_midway_changes_nothing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    run("import_rules", str(DEMO / "2010-02-01.txt"))
+    before = table_dump()
+    from kb.archive import families
+
+    def boom(self, date):  # type: ignore[no-untyped-def]
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(families.GlossaryFamily, "load_cells", boom)
+    text = (DEMO / "2011-02-04.txt").read_text()
+    with pytest.raises(RuntimeError, match="disk full"):
+        Importer().import_document(parse_text(text), checksum=text_checksum(text))
+    assert table_dump() == before
+
+
+def _import(importer: Importer, path: Path, **kw) -> None:  # type: ignore[no-untyped-def]
+    text = path.read_text(encoding="utf-8")
+    importer.import_document(parse_text(text, source=path.name), checksum=text_checksum(text), **kw)
+
+
+@requires_shared
+@pytest.mark.slow
+def test_inserting_and_removing_a_release_between_two_loaded_ones() -> None:
+    a, b, c = (CR_EN / f"{d}.txt" for d in ("2019-06-14", "2019-07-12", "2019-08-23"))
+    importer = Importer()
+    for path in (a, b, c):
+        _import(importer, path)
+    in_order = snapshot()
+    moves = RuleNumber.objects.moves().filter(valid_from=dt.date(2019, 7, 12)).count()
+    assert moves == 221  # the Tokens insertion (111) shifts 111-122
+    importer.remove(dt.date(2019, 7, 12))
+    without_b = snapshot()
+    clear_archive()
+    for path in (a, c):
+        _import(Importer(), path)
+    assert snapshot() == without_b  # removing b is as if it had never been imported
+    _import(Importer(), b)  # inserted last, between a and c
+    assert snapshot() == in_order
+
+
+@requires_shared
+@pytest.mark.slow
+def test_replacing_a_release_in_the_middle(tmp_path: Path) -> None:
+    dates = ("2024-04-12", "2024-06-07", "2024-07-30")
+    importer = Importer()
+    for d in dates:
+        _import(importer, CR_EN / f"{d}.txt")
+    original = snapshot()
+    text = (CR_EN / "2024-06-07.txt").read_text(encoding="utf-8")
+    edited = text.replace(
+        "The player announces that they are activating the ability.",
+        "The player announces that they activate the ability.",
+    )
+    assert edited != text
+    with pytest.raises(ImportRefused):
+        importer.import_document(parse_text(edited), checksum=text_checksum(edited))
+    importer.import_document(parse_text(edited), checksum=text_checksum(edited), replace=True)
+    assert rule_as_of("602.2a", dt.date(2024, 6, 7)).text_en.startswith(  # type: ignore[union-attr]
+        "The player announces that they activate the ability."
+    )
+    assert rule_as_of("602.2a", dt.date(2024, 7, 30)).text_en.startswith(  # type: ignore[union-attr]
+        "The player announces that they are activating the ability."
+    )
+    importer.import_document(parse_text(text), checksum=text_checksum(text), replace=True)
+    assert snapshot() == original

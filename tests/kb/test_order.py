@@ -1,0 +1,63 @@
+"""Any import order gives the same archive: reverse order, and one release inserted last."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from kb.archive.snapshot import snapshot
+from tests.conftest import release_files
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+SCRIPT = """
+import json, sys
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+call_command("import_rules", *sys.argv[1:], verbosity=0)
+from kb.archive.snapshot import snapshot
+print(json.dumps(snapshot()))
+"""
+
+
+def _start(order: list[Path], db: Path) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, *map(str, order)],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_reverse_order_and_a_release_inserted_last_give_the_same_archive(
+    archive, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    files = release_files()
+    middle = files.index(archive / "2019-07-12.txt")  # the Tokens insertion
+    orders = {
+        "reverse": files[::-1],
+        "inserted_last": files[:middle] + files[middle + 1 :] + [files[middle]],
+    }
+    procs = {name: _start(order, tmp_path / f"{name}.sqlite3") for name, order in orders.items()}
+    expected = json.loads(json.dumps(snapshot()))  # the session's archive, imported by date
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=900)
+        assert proc.returncode == 0, err[-2000:]
+        got = json.loads(out)
+        for part in ("numbers", "versions", "glossary"):
+            assert got[part] == expected[part], (name, part)
