@@ -6,12 +6,12 @@ PYTHON := $(BIN)/python
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= config.settings.base
 
-.PHONY: install run test test-quick bench lint clean
+.PHONY: install run test test-postgres test-quick bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -22,10 +22,15 @@ run: install
 	$(PYTHON) manage.py load_site_data
 	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
 
-# Everything, exactly as CI runs it (.ci/run calls this).
+# Everything, exactly as CI runs it (.ci/run calls this): lint, the suite on SQLite, then the
+# database tests again on a throwaway PostgreSQL cluster (where the server is installed).
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb
+
+test-postgres: install
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb
 
 # The quick loop while working: no tests that need the full archive imported.
 test-quick: install

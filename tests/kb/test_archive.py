@@ -153,8 +153,8 @@ def test_reveal_moved_to_701_20a_while_701_16a_became_investigate(archive) -> No
 def test_handling_illegal_actions_is_one_lineage_from_714_to_733(archive) -> None:  # type: ignore[no-untyped-def]
     numbers = _lineage_numbers("733", CURRENT)
     assert numbers[0] == ("714", "2009-07-11") and numbers[-1] == ("733", "2026-04-17")
-    title = RuleVersion.objects.filter(lineage__numbers__number="714").order_by("valid_from")[0]
-    assert title.text_en == "Handling Illegal Actions"
+    assert rule_as_of("714", dt.date(2009, 7, 11)).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
+    assert rule_as_of("733", CURRENT).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
     # Its rules moved with it.
     assert _lineage_numbers("733.1", CURRENT)[0] == ("714.1", "2009-07-11")
 

@@ -22,6 +22,12 @@ from tests.kb.helpers import DEMO, clear_archive, run, table_dump
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def empty_archive(db) -> None:  # type: ignore[no-untyped-def]
+    """These tests start from an empty archive, even after the session imported the full one."""
+    clear_archive()
+
+
 def test_import_one_file_leaves_a_record(capsys) -> None:  # type: ignore[no-untyped-def]
     out = run("import_rules", str(DEMO / "2024-06-07.txt"))
     assert "2024-06-07: created (5 rules, 11 subrules, 1 glossary terms" in out

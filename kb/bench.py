@@ -1,0 +1,126 @@
+"""Benchmarks on the full shared archive: `make bench` (python -m kb.bench).
+
+Why a script and not timed tests: timings depend on the machine, so they are printed as figures
+for the issue notes instead of failing builds. It uses its own throwaway SQLite database.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _setup(var_dir: str) -> None:
+    os.environ["KB_VAR_DIR"] = var_dir
+    os.environ.pop("DATABASE_URL", None)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    import django
+
+    django.setup()
+
+
+def _p95(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=20)[-1] if len(samples) > 1 else samples[0]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="kb-bench-") as var_dir:
+        _setup(var_dir)
+        return run(Path(var_dir))
+
+
+def run(var_dir: Path) -> int:
+    import datetime as dt
+    import random
+
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from kb.archive.importer import Importer, text_checksum
+    from kb.crtext import decode_bytes, parse_text
+    from kb.models import Release, RuleNumber, RuleVersion
+    from kb.selectors import rule_as_of
+
+    cr_en = Path(settings.KB_DATA_DIR) / "cr" / "en"
+    if not cr_en.is_dir():
+        print(f"no shared data at {cr_en}: nothing to measure", file=sys.stderr)
+        return 1
+    files = sorted(cr_en.glob("*.txt"))
+    figures: list[tuple[str, str]] = []
+
+    def figure(name: str, value: str) -> None:
+        figures.append((name, value))
+        print(f"{name:<52} {value}", flush=True)
+
+    # Parsing.
+    largest = max(files, key=lambda p: p.stat().st_size)
+    data = largest.read_bytes()
+    runs = []
+    for _ in range(7):
+        t = time.perf_counter()
+        parse_text(decode_bytes(data))
+        runs.append(time.perf_counter() - t)
+    figure(f"parse largest release ({largest.stem})", f"{min(runs) * 1000:.0f} ms (best of 7)")
+    t = time.perf_counter()
+    for f in files:
+        parse_text(decode_bytes(f.read_bytes()))
+    figure("parse all 101 releases (one process)", f"{time.perf_counter() - t:.1f} s")
+
+    # Import from scratch, through the command operators use.
+    call_command("migrate", verbosity=0)
+    t = time.perf_counter()
+    call_command("import_rules", str(cr_en), verbosity=0)
+    figure("import all 101 releases from scratch", f"{time.perf_counter() - t:.1f} s")
+    figure("rule version rows", f"{RuleVersion.objects.count():,}")
+    figure(
+        "rule number rows (moves)",
+        f"{RuleNumber.objects.count():,} ({RuleNumber.objects.moves().count():,})",
+    )
+    db = var_dir / "kb.sqlite3"
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    figure("database size", f"{db.stat().st_size / 1024 / 1024:.1f} MB")
+
+    # Re-import of a loaded release: the same text, nothing to do.
+    path = cr_en / "2026-08-07.txt"
+    t = time.perf_counter()
+    call_command("import_rules", str(path), verbosity=0)
+    figure("re-import a loaded release (unchanged)", f"{time.perf_counter() - t:.2f} s")
+
+    # Insert one release between two loaded ones.
+    middle = cr_en / "2019-07-12.txt"
+    text = decode_bytes(middle.read_bytes())
+    doc = parse_text(text)
+    importer = Importer()
+    t = time.perf_counter()
+    importer.remove(doc.effective_date)
+    figure("remove a release between two (2019-07-12)", f"{time.perf_counter() - t:.2f} s")
+    t = time.perf_counter()
+    importer.import_document(doc, checksum=text_checksum(text), source=middle.name)
+    figure("insert a release between two (2019-07-12)", f"{time.perf_counter() - t:.2f} s")
+
+    # A rule as of any date.
+    dates = list(Release.objects.values_list("effective_date", flat=True))
+    numbers = list(RuleNumber.objects.values_list("number", flat=True).distinct()[:3000])
+    rng = random.Random(1)
+    samples = []
+    for _ in range(500):
+        number, date = (
+            rng.choice(numbers),
+            rng.choice(dates) + dt.timedelta(days=rng.randint(0, 40)),
+        )
+        t = time.perf_counter()
+        rule_as_of(number, date)
+        samples.append(time.perf_counter() - t)
+    figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
