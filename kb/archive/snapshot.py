@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.models import Example, GlossaryVersion, Reference, RuleNumber, RuleVersion
+from kb.models import (
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    Lineage,
+    Reference,
+    RuleNumber,
+    RuleVersion,
+)
 
 
 def snapshot() -> dict[str, Any]:
@@ -38,4 +46,10 @@ def snapshot() -> dict[str, Any]:
             "term__key", "headword", "valid_from", "valid_to", "text_hash", "change"
         )
     )
-    return {"numbers": numbers, "versions": versions, "glossary": glossary}
+    return {
+        "lineages": sorted(Lineage.objects.values_list("key", flat=True)),
+        "terms": sorted(GlossaryTerm.objects.values_list("key", flat=True)),
+        "numbers": numbers,
+        "versions": versions,
+        "glossary": glossary,
+    }

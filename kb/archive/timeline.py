@@ -124,10 +124,18 @@ def restitch(
     `doomed` lists, per table, rows of a removed release that no column holds any more.
     """
     doomed = list(doomed) or [[] for _ in family.tables]
+    # Lineages of rows that only the removed release held: deleted below if left empty.
+    candidates: set[int] = set()
+    first = family.tables[0]
+    for chunk in chunks(doomed[0]):
+        candidates.update(
+            first.model.objects.filter(id__in=chunk).values_list(first.lineage_attr, flat=True)
+        )
     if not columns:
         for table, ids in zip(family.tables, doomed, strict=True):
             for chunk in chunks(ids):
                 table.model.objects.filter(id__in=chunk).delete()
+        _delete_empty_lineages(family, candidates)
         return set()
     pred = _links(family, columns)
     chains, chain_of = _chains(columns, pred)
@@ -148,21 +156,25 @@ def restitch(
             later_exists,
             doomed[t],
         )
-    # Lineages nobody holds any more.
-    candidates = {c.lineage_id for col in columns for c in col.cells if c.lineage_id is not None}
-    candidates -= set(chain_lineage)
-    if candidates:
-        first = family.tables[0]
-        alive = set(
-            first.model.objects.filter(
-                **{f"{first.lineage_attr}__in": list(candidates)}
-            ).values_list(first.lineage_attr, flat=True)
-        )
-        for chunk in chunks(sorted(candidates - alive)):
-            family.lineage_model.objects.filter(id__in=chunk).delete()
+    candidates |= {c.lineage_id for col in columns for c in col.cells if c.lineage_id is not None}
+    _delete_empty_lineages(family, candidates - set(chain_lineage))
     for table in family.tables:
         table.refresh_derived(touched)
     return touched
+
+
+def _delete_empty_lineages(family: Family, candidates: set[int]) -> None:
+    """Delete the candidate lineages that no row holds any more."""
+    first = family.tables[0]
+    alive: set[int] = set()
+    for chunk in chunks(sorted(candidates)):
+        alive.update(
+            first.model.objects.filter(**{f"{first.lineage_attr}__in": chunk}).values_list(
+                first.lineage_attr, flat=True
+            )
+        )
+    for chunk in chunks(sorted(candidates - alive)):
+        family.lineage_model.objects.filter(id__in=chunk).delete()
 
 
 def _links(family: Family, columns: list[Column]) -> list[dict[int, int]]:

@@ -12,6 +12,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+from kb.archive.importer import Importer
+from kb.models import Release
+
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 
 
@@ -28,8 +31,18 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
         rules = Path(opts["data_dir"]) / "cr" / "en"
         if rules.is_dir():
+            demo = list(
+                Release.objects.filter(source__startswith=str(DEMO_DIR)).values_list(
+                    "effective_date", flat=True
+                )
+            )
+            if demo:
+                self.stdout.write(f"Removing the {len(demo)} demo releases loaded earlier …")
+                importer = Importer()
+                for date in demo:
+                    importer.remove(date)
             self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
-            call_command("import_rules", str(rules), verbosity=opts["verbosity"])
+            self._import(rules, opts["verbosity"])
             return
         self.stdout.write(
             self.style.WARNING(
@@ -37,4 +50,13 @@ class Command(BaseCommand):
                 "(a few releases of rule 602 built from the seed documents)."
             )
         )
-        call_command("import_rules", str(DEMO_DIR / "cr" / "en"), verbosity=opts["verbosity"])
+        self._import(DEMO_DIR / "cr" / "en", opts["verbosity"])
+
+    def _import(self, folder: Path, verbosity: int) -> None:
+        call_command(
+            "import_rules",
+            str(folder),
+            verbosity=verbosity,
+            stdout=self.stdout._out,
+            stderr=self.stderr._out,
+        )

@@ -1,0 +1,45 @@
+"""load_site_data: what `make run` loads, with and without the shared archive."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.archive.snapshot import snapshot
+from kb.models import Lineage, Release
+from tests.conftest import CR_EN, requires_shared
+from tests.kb.helpers import clear_archive, run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def empty_archive(db) -> None:  # type: ignore[no-untyped-def]
+    clear_archive()
+
+
+def test_without_the_shared_data_the_demo_set_is_loaded_and_said(tmp_path: Path) -> None:
+    out = run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
+    assert "not found: loading the demo set" in out
+    assert Release.objects.count() == 10
+    assert "10 imported" in out
+    assert "10 unchanged" in run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
+
+
+@requires_shared
+@pytest.mark.slow
+def test_the_real_data_replaces_a_demo_set_loaded_earlier(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "cr" / "en").mkdir(parents=True)
+    for name in ("2024-04-12.txt", "2024-06-07.txt", "2024-07-30.txt", "versions.csv"):
+        shutil.copy(CR_EN / name, data / "cr" / "en" / name)
+    run("load_site_data", "--data-dir", str(data))
+    real_only = snapshot()
+    clear_archive()
+    run("load_site_data", "--data-dir", str(tmp_path / "nothing"))  # the demo set first
+    out = run("load_site_data", "--data-dir", str(data))
+    assert "Removing the 10 demo releases loaded earlier" in out
+    assert snapshot() == real_only
+    assert not Lineage.objects.filter(numbers__isnull=True).exists()
