@@ -1,8 +1,15 @@
-"""Test overlay: a throwaway database and index under var/test unless told otherwise."""
+"""Test overlay: a throwaway database and index under var/ unless told otherwise.
+
+The SQLite test database is a file (not in memory) so that browser tests can serve it from a
+separate server process once the session has imported the archive into it.
+"""
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR
+from .base import DATABASES, VAR_DIR
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 KB_INDEX_DIR = VAR_DIR / "test-index"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-kb.sqlite3")}

@@ -318,7 +318,10 @@ class GlossaryFamily(Family):
         return cell.item.number + (f"#{cell.ordinal + 1}" if cell.ordinal else "")
 
     def new_lineage(self, key: str, cell: Cell) -> Model:
-        return GlossaryTerm(key=key, slug=glossary_slug(key))
+        slug = glossary_slug(key)
+        if GlossaryTerm.objects.filter(slug=slug).exists():  # never seen in the real archive
+            slug = f"{slug}-{digest((key,))[:4]}"
+        return GlossaryTerm(key=key, slug=slug)
 
 
 def _glossary_item(headword: str, aliases: Sequence[str], ordinal: int) -> Item:
@@ -327,8 +330,5 @@ def _glossary_item(headword: str, aliases: Sequence[str], ordinal: int) -> Item:
 
 
 def glossary_slug(key: str) -> str:
-    """A readable, stable slug; a short hash keeps lossy slugs (quotes, brackets) unique."""
-    base = slugify(key)[:90] or "term"
-    if base.replace("-", " ") != key:
-        base = f"{base}-{digest((key,))[:4]}"
-    return base
+    """A readable, stable slug for a glossary term's URL."""
+    return slugify(key)[:90] or f"term-{digest((key,))[:6]}"

@@ -1,0 +1,250 @@
+"""JSON API for the rules: releases, a rule in any release, the glossary (django-ninja).
+
+Errors are JSON with a message and the right status (404 unknown number or release, 400
+malformed date), never 500.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.http import HttpRequest
+from django.urls import reverse
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from . import reading
+from .crtext.numbers import is_number, kind_of, parent_of
+from .models import Reference, Release
+
+router = Router(tags=["rules"])
+
+
+class ReleaseOut(Schema):
+    effective_date: dt.date
+    set_name: str
+    set_code: str
+    counts: dict[str, int]
+    url: str
+
+
+class ResolvedTarget(Schema):
+    number: str
+    exists: bool
+    url: str | None
+
+
+class ReferenceOut(Schema):
+    text: str
+    start: int
+    end: int
+    example: int | None
+    target: str
+    target_end: str
+    resolved: list[ResolvedTarget]
+
+
+class ChildOut(Schema):
+    number: str
+    kind: str
+    text: str
+    url: str
+
+
+class LastChanged(Schema):
+    version_since: dt.date
+    wording_since: dt.date
+    change: str
+
+
+class RuleOut(Schema):
+    number: str
+    kind: str
+    release: ReleaseOut
+    lang: str
+    text: str
+    text_lang: str
+    french_text_loaded: bool
+    examples: list[str]
+    references: list[ReferenceOut]
+    parent: str | None
+    children: list[ChildOut]
+    lineage: str
+    last_changed: LastChanged
+    url: str
+    pinned_url: str
+
+
+class TermOut(Schema):
+    term: str
+    slug: str
+    headword: str
+    aliases: list[str]
+    obsolete: bool
+    text: str
+    references: list[ReferenceOut]
+    url: str
+
+
+class ErrorOut(Schema):
+    detail: str
+
+
+def _release_out(release: Release, request: HttpRequest) -> ReleaseOut:
+    return ReleaseOut(
+        effective_date=release.effective_date,
+        set_name=release.set_name_en or "",
+        set_code=release.set_code,
+        counts=release.counts,
+        url=request.build_absolute_uri(
+            reverse("kb:contents", args=[release.effective_date.isoformat()])
+        ),
+    )
+
+
+def _resolve_release(token: str) -> Release:
+    releases = reading.Releases.load()
+    try:
+        date = reading.parse_release_token(token)
+    except reading.BadRelease as exc:
+        raise HttpError(400, str(exc)) from None
+    release = releases.current if date is None else releases.in_force(date)
+    if release is None:
+        raise HttpError(404, f"no release in force on {token}")
+    return release
+
+
+def _references(
+    refs: list[Reference], text_of: dict[int | None, str], exists: set[str], url: callable
+) -> list[ReferenceOut]:  # type: ignore[valid-type]
+    out = []
+    for ref in refs:
+        targets = [ref.target] + ([ref.target_end] if ref.target_end else [])
+        out.append(
+            ReferenceOut(
+                text=text_of[ref.example_position][ref.start : ref.end],
+                start=ref.start,
+                end=ref.end,
+                example=ref.example_position,
+                target=ref.target,
+                target_end=ref.target_end,
+                resolved=[
+                    ResolvedTarget(
+                        number=t, exists=t in exists, url=url(t) if t in exists else None
+                    )
+                    for t in targets
+                ],
+            )
+        )
+    return out
+
+
+@router.get("/releases", response=list[ReleaseOut], summary="Every release, oldest first")
+def releases(request: HttpRequest) -> list[ReleaseOut]:
+    return [_release_out(r, request) for r in reading.Releases.load().all]
+
+
+@router.get(
+    "/rules/{number}",
+    response={200: RuleOut, 400: ErrorOut, 404: ErrorOut},
+    summary="A rule as of a release",
+)
+def rule(request: HttpRequest, number: str, release: str = "current", lang: str = "en") -> RuleOut:
+    """`release`: `current` (default), an effective date or any date (the release in force on
+    it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so)."""
+    if lang not in ("en", "fr"):
+        raise HttpError(400, f"unknown language {lang!r}: use en or fr")
+    rel = _resolve_release(release)
+    date = rel.effective_date
+    if not is_number(number):
+        raise HttpError(404, f"{number!r} is not a rule number")
+    entries = reading.entries_for(number, date)
+    main = next((e for e in entries if e.number == number), None)
+    if main is None:
+        raise HttpError(404, f"no rule {number} in the release of {date.isoformat()}")
+
+    def url(n: str) -> str:
+        return request.build_absolute_uri(reverse("kb:rule", args=[date.isoformat(), n]))
+
+    version = main.version
+    examples = list(version.examples.order_by("position"))
+    refs = list(version.references.filter(lang="en").order_by("example_position", "start"))
+    spans = [reading.Span(r.start, r.end, r.target, r.target_end) for r in refs]
+    exists = reading.existing_numbers(spans, date)
+    text_of: dict[int | None, str] = {None: version.text_en}
+    text_of.update({ex.position: ex.text_en for ex in examples})
+    french = bool(version.text_fr)
+    use_fr = lang == "fr" and french
+    children = [e for e in entries if e is not main and parent_of(e.number) == number]
+    if kind_of(number) == "section":
+        children = [e for e in entries if e is not main]
+    return RuleOut(
+        number=number,
+        kind=main.kind,
+        release=_release_out(rel, request),
+        lang=lang,
+        text=version.text_fr if use_fr else version.text_en,
+        text_lang="fr" if use_fr else "en",
+        french_text_loaded=french,
+        examples=[(ex.text_fr if use_fr and ex.text_fr else ex.text_en) for ex in examples],
+        references=_references(refs, text_of, exists, url),
+        parent=parent_of(number),
+        children=[
+            ChildOut(number=c.number, kind=c.kind, text=c.text, url=url(c.number)) for c in children
+        ],
+        lineage=version.lineage.key,
+        last_changed=LastChanged(
+            version_since=version.valid_from,
+            wording_since=version.wording_since,
+            change=version.change,
+        ),
+        url=request.build_absolute_uri(
+            reverse("kb:rule", args=[release, number])
+            if release != "current"
+            else reverse("kb:current_rule", args=[number])
+        ),
+        pinned_url=url(number),
+    )
+
+
+@router.get(
+    "/glossary",
+    response={200: list[TermOut], 400: ErrorOut, 404: ErrorOut},
+    summary="The glossary of a release",
+)
+def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
+    rel = _resolve_release(release)
+    date = rel.effective_date
+
+    def url(n: str) -> str:
+        return request.build_absolute_uri(reverse("kb:rule", args=[date.isoformat(), n]))
+
+    terms = reading.glossary(date, url)
+    refs_by_version: dict[int, list[Reference]] = {}
+    for ref in Reference.objects.filter(
+        glossary_version_id__in=[t.version.pk for t in terms], lang="en"
+    ).order_by("start"):
+        refs_by_version.setdefault(ref.glossary_version_id, []).append(ref)
+    spans = [
+        reading.Span(r.start, r.end, r.target, r.target_end)
+        for refs in refs_by_version.values()
+        for r in refs
+    ]
+    exists = reading.existing_numbers(spans, date)
+    return [
+        TermOut(
+            term=t.version.aliases[0] if t.version.aliases else t.headword,
+            slug=t.slug,
+            headword=t.headword,
+            aliases=t.version.aliases,
+            obsolete=t.version.obsolete,
+            text=t.version.text_en,
+            references=_references(
+                refs_by_version.get(t.version.pk, []), {None: t.version.text_en}, exists, url
+            ),
+            url=request.build_absolute_uri(
+                reverse("kb:glossary_term", args=[date.isoformat(), t.slug])
+            ),
+        )
+        for t in terms
+    ]

@@ -1,0 +1,352 @@
+"""Assemble what a reader sees: a release's contents, a section, chapter or rule with its texts
+rendered, the glossary; in a constant number of queries whatever the size of the page.
+
+Views and the API call these functions; they return plain dataclasses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.db.models import F, Q, QuerySet
+from django.utils.safestring import SafeString
+
+from kb.crtext.numbers import kind_of, parent_of, sort_key
+
+from .models import (
+    Example,
+    GlossaryVersion,
+    Reference,
+    Release,
+    RuleNumber,
+    RuleVersion,
+)
+from .models.versioning import valid_on
+from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
+
+#: number -> URL in the release being read (the page decides: current or dated links).
+UrlFor = Callable[[str], str]
+
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class BadRelease(ValueError):
+    """A release token that is neither `current` nor a valid date."""
+
+
+def parse_release_token(token: str) -> dt.date | None:
+    """`current` -> None; "2016-05-20" -> the date; anything else -> BadRelease."""
+    if token == "current":
+        return None
+    if not _DATE_RE.match(token or ""):
+        raise BadRelease(f"{token!r} is not a date (YYYY-MM-DD) or “current”")
+    try:
+        return dt.date.fromisoformat(token)
+    except ValueError as exc:
+        raise BadRelease(f"{token!r} is not a valid date: {exc}") from None
+
+
+@dataclass
+class Releases:
+    """All releases, loaded once per request (there are about a hundred)."""
+
+    all: list[Release]
+
+    @classmethod
+    def load(cls) -> Releases:
+        return cls(list(Release.objects.order_by("effective_date")))
+
+    @property
+    def current(self) -> Release | None:
+        return self.all[-1] if self.all else None
+
+    def in_force(self, date: dt.date) -> Release | None:
+        found = None
+        for r in self.all:
+            if r.effective_date <= date:
+                found = r
+            else:
+                break
+        return found
+
+    def previous(self, release: Release) -> Release | None:
+        i = self.all.index(release)
+        return self.all[i - 1] if i > 0 else None
+
+
+@dataclass
+class Entry:
+    """One numbered entry as displayed: its number, kind and rendered texts."""
+
+    number: str
+    kind: str
+    ordinal: int
+    lineage_id: int
+    version: RuleVersion
+    html: SafeString | str = ""
+    examples: list[SafeString | str] = field(default_factory=list)
+    url: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return self.number + (f"-{self.ordinal + 1}" if self.ordinal else "")
+
+    @property
+    def text(self) -> str:
+        return self.version.text_en
+
+    @property
+    def depth(self) -> int:
+        return {"section": 0, "chapter": 1, "rule": 2, "subrule": 3}[self.kind]
+
+
+def _entries(qs: QuerySet[RuleVersion]) -> list[Entry]:
+    rows = qs.annotate(
+        number=F("lineage__numbers__number"),
+        kind=F("lineage__numbers__kind"),
+        ordinal=F("lineage__numbers__ordinal"),
+        sort=F("lineage__numbers__sort_key"),
+    ).order_by("sort", "ordinal")
+    return [Entry(v.number, v.kind, v.ordinal, v.lineage_id, v) for v in rows]
+
+
+def _numbered_as_of(date: dt.date, where: Q) -> QuerySet[RuleVersion]:
+    """Versions valid on `date` whose lineage's number valid on `date` satisfies `where`."""
+    return RuleVersion.objects.filter(valid_on(date) & valid_on(date, "lineage__numbers__") & where)
+
+
+def contents(date: dt.date) -> list[Entry]:
+    """Sections and chapters of a release (titles only)."""
+    return _entries(_numbered_as_of(date, Q(lineage__numbers__kind__in=["section", "chapter"])))
+
+
+def entries_for(number: str, date: dt.date) -> list[Entry]:
+    """The entries a page for `number` shows: a section's chapters, a chapter's rules,
+    subrules and examples, a rule with its subrules, or one subrule."""
+    kind = kind_of(number)
+    if kind == "section":
+        where = Q(lineage__numbers__number=number) | Q(
+            lineage__numbers__kind="chapter", lineage__numbers__number__startswith=number
+        )
+    elif kind == "chapter":
+        where = Q(lineage__numbers__chapter=number)
+    elif kind == "rule":
+        where = Q(lineage__numbers__chapter=number[:3]) & (
+            Q(lineage__numbers__number=number)
+            | Q(lineage__numbers__number__regex=rf"^{re.escape(number)}[a-z]+$")
+        )
+    elif kind == "subrule":
+        where = Q(lineage__numbers__number=number)
+    else:
+        return []
+    return _entries(_numbered_as_of(date, where))
+
+
+def headings(number: str, date: dt.date) -> list[Entry]:
+    """The ancestors of `number` (section, chapter, rule) with their titles/texts."""
+    ancestors = []
+    parent = parent_of(number)
+    while parent:
+        ancestors.append(parent)
+        parent = parent_of(parent)
+    if not ancestors:
+        return []
+    return _entries(_numbered_as_of(date, Q(lineage__numbers__number__in=ancestors)))
+
+
+def neighbours(number: str, date: dt.date) -> tuple[str | None, str | None]:
+    """Previous and next entry of the same kind under the same parent, in that release."""
+    kind = kind_of(number)
+    if kind is None:
+        return None, None
+    qs = RuleNumber.objects.filter(valid_on(date), kind=kind)
+    if kind in ("rule", "subrule"):
+        qs = qs.filter(chapter=number[:3])
+        parent = parent_of(number)
+        numbers = [
+            n
+            for n in qs.order_by("sort_key").values_list("number", flat=True)
+            if parent_of(n) == parent
+        ]
+    else:
+        numbers = list(qs.order_by("sort_key").values_list("number", flat=True))
+    if number not in numbers:
+        return None, None
+    i = numbers.index(number)
+    return (numbers[i - 1] if i > 0 else None), (numbers[i + 1] if i + 1 < len(numbers) else None)
+
+
+def render_entries(
+    entries: Iterable[Entry], date: dt.date, url_for: UrlFor, terms: TermLinker | None = None
+) -> None:
+    """Fill in the rendered HTML of entries and their examples (three queries in all)."""
+    entries = list(entries)
+    ids = [e.version.pk for e in entries]
+    examples: dict[int, list[Example]] = defaultdict(list)
+    for ex in Example.objects.filter(version_id__in=ids).order_by("version_id", "position"):
+        examples[ex.version_id].append(ex)
+    spans: dict[tuple[int, int | None], list[Span]] = defaultdict(list)
+    for ref in Reference.objects.filter(rule_version_id__in=ids, lang="en").order_by("start"):
+        spans[(ref.rule_version_id, ref.example_position)].append(
+            Span(ref.start, ref.end, ref.target, ref.target_end)
+        )
+    resolve = resolver([s for group in spans.values() for s in group], date, url_for)
+    for e in entries:
+        # Titles of sections and chapters stay plain: a heading full of links reads badly.
+        linker = terms if e.kind in ("rule", "subrule") else None
+        e.html = render_text(e.text, spans[(e.version.pk, None)], resolve, linker)
+        e.examples = [
+            render_text(ex.text_en, spans[(e.version.pk, ex.position)], resolve, linker)
+            for ex in examples[e.version.pk]
+        ]
+
+
+def existing_numbers(spans: Iterable[Span], date: dt.date) -> set[str]:
+    """Which of the numbers cited by `spans` exist in the release (one query)."""
+    targets = {t for s in spans for t in (s.target, s.target_end) if t}
+    if not targets:
+        return set()
+    return set(
+        RuleNumber.objects.filter(valid_on(date), number__in=targets).values_list(
+            "number", flat=True
+        )
+    )
+
+
+def resolver(spans: Iterable[Span], date: dt.date, url_for: UrlFor) -> Callable[[str], str | None]:
+    """A number -> URL function for the cited numbers that exist in the release."""
+    existing = existing_numbers(spans, date)
+    return lambda number: url_for(number) if number in existing else None
+
+
+def lineage_releases(lineage_id: int, releases: Releases) -> list[tuple[Release, str]]:
+    """Every release in which a lineage exists, with the number it had there (one query)."""
+    spans = list(
+        RuleNumber.objects.filter(lineage_id=lineage_id)
+        .order_by("valid_from")
+        .values_list("number", "valid_from", "valid_to")
+    )
+    out = []
+    for r in releases.all:
+        d = r.effective_date
+        for number, start, end in spans:
+            if start <= d and (end is None or d < end):
+                out.append((r, number))
+                break
+    return out
+
+
+def nearest_numbers(number: str, date: dt.date, limit: int = 6) -> list[str]:
+    """Existing numbers near one that does not exist, at the same level, for a helpful 404.
+
+    For a subrule of a rule that does not exist either (602.9z), the neighbours of that rule.
+    """
+    kind = kind_of(number)
+    if kind is None:
+        return []
+    chapter = number[:3] if kind in ("rule", "subrule") else None
+    qs = RuleNumber.objects.filter(valid_on(date))
+    qs = qs.filter(chapter=chapter) if chapter else qs.filter(kind__in=["section", "chapter"])
+    rows = list(qs.order_by("sort_key").values_list("number", "sort_key", "kind"))
+    existing = {n for n, _, _ in rows}
+    parent = parent_of(number)
+    if kind == "subrule" and parent not in existing:
+        number, kind = parent, "rule"  # type: ignore[assignment]
+    key = sort_key(number)  # type: ignore[arg-type]
+    same = [(n, k) for n, k, kd in rows if kd == kind]
+    if kind == "subrule":
+        same = [(n, k) for n, k in same if parent_of(n) == parent] or same
+    same = same or [(n, k) for n, k, _ in rows]
+    before = [n for n, k in same if k < key]
+    after = [n for n, k in same if k > key]
+    n_after = min(len(after), max(limit // 2, limit - len(before)))
+    n_before = min(len(before), limit - n_after)
+    return before[len(before) - n_before :] + after[:n_after]
+
+
+def other_releases_with(number: str) -> list[tuple[dt.date, dt.date | None]]:
+    """The intervals over which some lineage held `number` (for "it existed elsewhere")."""
+    return list(
+        RuleNumber.objects.filter(number=number)
+        .order_by("valid_from")
+        .values_list("valid_from", "valid_to")
+    )
+
+
+# -- glossary ------------------------------------------------------------------------------
+
+
+@dataclass
+class Term:
+    slug: str
+    version: GlossaryVersion
+    html: SafeString | str = ""
+
+    @property
+    def headword(self) -> str:
+        return self.version.headword
+
+
+def glossary(date: dt.date, url_for: UrlFor, slug: str | None = None) -> list[Term]:
+    """Glossary entries of a release (or the one with `slug`), rendered (three queries)."""
+    qs = GlossaryVersion.objects.filter(valid_on(date)).select_related("term")
+    if slug is not None:
+        qs = qs.filter(term__slug=slug)
+    terms = [Term(v.term.slug, v) for v in qs]
+    terms.sort(key=lambda t: (t.headword.casefold(), t.version.ordinal))
+    spans: dict[int, list[Span]] = defaultdict(list)
+    for ref in Reference.objects.filter(
+        glossary_version_id__in=[t.version.pk for t in terms], lang="en"
+    ).order_by("start"):
+        spans[ref.glossary_version_id].append(Span(ref.start, ref.end, ref.target, ref.target_end))
+    resolve = resolver([s for g in spans.values() for s in g], date, url_for)
+    for t in terms:
+        t.html = render_text(t.version.text_en, spans[t.version.pk], resolve)
+    return terms
+
+
+def glossary_linker(release: Release, term_url: Callable[[str], str]) -> TermLinker:
+    """Links multi-word glossary terms of `release` found in texts (one query per release and
+    process: the index is cached by the release's checksum)."""
+    return term_linker(_term_index(release.effective_date, release.sha256), term_url)
+
+
+@lru_cache(maxsize=256)
+def _term_index(date: dt.date, checksum: str) -> TermIndex:
+    """The release's multi-word glossary terms, by casefolded alias (`checksum` keys the cache)."""
+    slugs: dict[str, str] = {}
+    for slug, aliases in GlossaryVersion.objects.filter(valid_on(date), obsolete=False).values_list(
+        "term__slug", "aliases"
+    ):
+        for alias in aliases:
+            clean = " ".join(re.findall(r"[A-Za-z][A-Za-z’'-]*", alias)).casefold()
+            if len(clean.split()) >= 2 and "[" not in alias:
+                slugs.setdefault(clean, slug)
+    return TermIndex.build(slugs)
+
+
+# -- the stopgap search -------------------------------------------------------------------
+
+_NUMBER_QUERY_RE = re.compile(
+    r"^(?:(?:cr|rule|r[èe]gle|r)\s*\.?\s*)?([1-9]\d\d(?:\.\d+(?:\s?[a-z]{1,2})?)?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def number_in_query(query: str) -> str | None:
+    """A rule number typed in any usual shape ("602.2a", "602.2 a", "CR 602.2a", "R602.2a")."""
+    m = _NUMBER_QUERY_RE.match(query.strip())
+    return m.group(1).replace(" ", "").lower() if m else None
+
+
+def simple_search(query: str, limit: int = 50) -> list[Entry]:
+    """Current rules whose text contains every word of the query (until the full-text index)."""
+    qs = RuleVersion.objects.filter(valid_to__isnull=True, lineage__numbers__valid_to__isnull=True)
+    for word in query.split()[:8]:
+        qs = qs.filter(text_en__icontains=word)
+    return _entries(qs)[:limit]

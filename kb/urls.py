@@ -1,0 +1,45 @@
+"""Reading pages (under the language prefix, see config/urls.py)."""
+
+from django.urls import path, register_converter
+
+from . import views
+
+
+class ReleaseConverter:
+    """`current` or something shaped like a date; the view validates and resolves it."""
+
+    regex = r"current|\d{4}-\d{2}-\d{2}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class NumberConverter:
+    """Anything shaped like a rule number (the view answers 404 with suggestions if unknown)."""
+
+    regex = r"[0-9][0-9a-z.]{0,15}"
+
+    def to_python(self, value: str) -> str:
+        return value.rstrip(".")
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(ReleaseConverter, "release")
+register_converter(NumberConverter, "number")
+
+app_name = "kb"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("releases/", views.releases, name="releases"),
+    path("search/", views.search, name="search"),
+    path("rules/<number:number>/", views.rule, name="current_rule"),
+    path("<release:release>/rules/", views.contents, name="contents"),
+    path("<release:release>/rules/<number:number>/", views.rule, name="rule"),
+    path("<release:release>/glossary/", views.glossary, name="glossary"),
+    path("<release:release>/glossary/<slug:slug>/", views.glossary_term, name="glossary_term"),
+]

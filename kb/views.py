@@ -1,0 +1,224 @@
+"""Reading pages. Views stay thin: kb.reading assembles, templates present."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from . import reading
+from .crtext.numbers import is_number, kind_of
+from .models import Release
+from .reading import Releases
+
+
+class _Page:
+    """What every reading page needs to know about the release it shows."""
+
+    def __init__(self, request: HttpRequest, token: str, releases: Releases, release: Release):
+        self.request = request
+        self.token = token
+        self.releases = releases
+        self.release = release
+        self.date = release.effective_date
+        self.is_current = token == "current"
+        # Pages link hundreds of numbers: reverse once, then fill the number in.
+        self._pinned_template = reverse("kb:rule", args=["0000-00-00", "0"])
+        if self.is_current:
+            self._rule_prefix = reverse("kb:current_rule", args=["0"])[:-2]
+        else:
+            self._rule_prefix = reverse("kb:rule", args=[token, "0"])[:-2]
+
+    def rule_url(self, number: str) -> str:
+        return f"{self._rule_prefix}{number}/"
+
+    def pinned_rule_url(self, number: str, date: dt.date | None = None) -> str:
+        """The URL of `number` in a given release (this page's by default), built without
+        reversing each time: switchers list a hundred of them."""
+        iso = (date or self.date).isoformat()
+        return self._pinned_template.replace("0000-00-00", iso).replace("/0/", f"/{number}/")
+
+    def switcher(self, lineage_id: int, number: str) -> list[dict[str, object]]:
+        """The releases in which a lineage exists, newest first, with its number in each."""
+        return [
+            {
+                "date": r.effective_date,
+                "set_name": r.set_name or "",
+                "number": n,
+                "url": self.pinned_rule_url(n, r.effective_date),
+                "is_this": r.pk == self.release.pk,
+                "renumbered": n != number,
+            }
+            for r, n in reversed(reading.lineage_releases(lineage_id, self.releases))
+        ]
+
+    def term_url(self, slug: str) -> str:
+        return reverse("kb:glossary_term", args=[self.token, slug])
+
+    def context(self, **extra: object) -> dict[str, object]:
+        return {
+            "release": self.release,
+            "release_token": self.token,
+            "is_current": self.is_current,
+            "current_release": self.releases.current,
+            **extra,
+        }
+
+
+def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _Page | HttpResponse:
+    """Resolve the release of a URL: `current`, an effective date, or any date (redirected to
+    the release in force on it)."""
+    releases = Releases.load()
+    if releases.current is None:
+        raise Http404(_("No release is loaded yet."))
+    try:
+        date = reading.parse_release_token(token)
+    except reading.BadRelease:
+        raise Http404(_("“%(token)s” is not a date.") % {"token": token}) from None
+    if date is None:
+        return _Page(request, token, releases, releases.current)
+    release = releases.in_force(date)
+    if release is None:
+        first = releases.all[0].effective_date
+        raise Http404(
+            _("No release was in force on %(date)s: the archive starts on %(first)s.")
+            % {"date": date.isoformat(), "first": first.isoformat()}
+        )
+    if release.effective_date != date:
+        return redirect(rebuild(release.effective_date.isoformat()))
+    return _Page(request, token, releases, release)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    releases = Releases.load()
+    current = releases.current
+    sections = _sections(reading.contents(current.effective_date)) if current else []
+    return render(
+        request,
+        "kb/home.html",
+        {
+            "current_release": current,
+            "release": current,
+            "sections": sections,
+            "release_count": len(releases.all),
+        },
+    )
+
+
+def releases(request: HttpRequest) -> HttpResponse:
+    all_releases = Releases.load().all
+    rows = []
+    for i, r in enumerate(all_releases):
+        rows.append({"release": r, "previous": all_releases[i - 1] if i else None})
+    return render(request, "kb/releases.html", {"rows": list(reversed(rows))})
+
+
+def contents(request: HttpRequest, release: str) -> HttpResponse:
+    page = _page(request, release, lambda t: reverse("kb:contents", args=[t]))
+    if isinstance(page, HttpResponse):
+        return page
+    sections = _sections(reading.contents(page.date))
+    return render(request, "kb/contents.html", page.context(sections=sections))
+
+
+def _sections(entries: list[reading.Entry]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for e in entries:
+        if e.kind == "section":
+            out.append({"entry": e, "chapters": []})
+        elif out:
+            out[-1]["chapters"].append(e)  # type: ignore[attr-defined]
+    return out
+
+
+def rule(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
+    page = _page(request, release, lambda t: reverse("kb:rule", args=[t, number]))
+    if isinstance(page, HttpResponse):
+        return page
+    entries = reading.entries_for(number, page.date) if is_number(number) else []
+    main = next((e for e in entries if e.number == number), None)
+    if main is None:
+        return _missing_rule(page, number)
+    reading.render_entries(
+        entries, page.date, page.rule_url, reading.glossary_linker(page.release, page.term_url)
+    )
+    headings = reading.headings(number, page.date)
+    for e in [*entries, *headings]:
+        e.url = page.rule_url(e.number)
+    previous, following = reading.neighbours(number, page.date)
+    kind = kind_of(number)
+    return render(
+        request,
+        f"kb/{kind}.html",
+        page.context(
+            number=number,
+            main=main,
+            entries=entries,
+            children=[e for e in entries if e is not main],
+            headings=headings,
+            previous=previous,
+            following=following,
+            previous_url=page.rule_url(previous) if previous else None,
+            following_url=page.rule_url(following) if following else None,
+            switcher=page.switcher(main.lineage_id, number),
+            pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
+            current_url=reverse("kb:current_rule", args=[number]),
+        ),
+    )
+
+
+def _missing_rule(page: _Page, number: str) -> HttpResponse:
+    nearest = reading.nearest_numbers(number, page.date) if is_number(number) else []
+    elsewhere = []
+    for start, end in reading.other_releases_with(number):
+        # The last release in which the number existed: the one in force the day before it ended.
+        last = page.releases.in_force(end - dt.timedelta(days=1)) if end else page.releases.current
+        elsewhere.append({"start": start, "end": end, "last": last})
+    return render(
+        page.request,
+        "kb/rule_missing.html",
+        page.context(
+            number=number,
+            nearest=[(n, page.rule_url(n)) for n in nearest],
+            elsewhere=elsewhere,
+        ),
+        status=404,
+    )
+
+
+def glossary(request: HttpRequest, release: str) -> HttpResponse:
+    page = _page(request, release, lambda t: reverse("kb:glossary", args=[t]))
+    if isinstance(page, HttpResponse):
+        return page
+    terms = reading.glossary(page.date, page.rule_url)
+    letters: dict[str, list[reading.Term]] = {}
+    for t in terms:
+        letters.setdefault(t.headword[:1].upper(), []).append(t)
+    return render(request, "kb/glossary.html", page.context(letters=letters, count=len(terms)))
+
+
+def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse:
+    page = _page(request, release, lambda t: reverse("kb:glossary_term", args=[t, slug]))
+    if isinstance(page, HttpResponse):
+        return page
+    terms = reading.glossary(page.date, page.rule_url, slug=slug)
+    if not terms:
+        raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
+    return render(request, "kb/glossary_term.html", page.context(term=terms[0], terms=terms))
+
+
+def search(request: HttpRequest) -> HttpResponse:
+    """A first search: rule numbers jump to the rule; words search current rule texts.
+
+    The full-text search (kb.search, Whoosh) replaces the word search when it lands.
+    """
+    query = request.GET.get("q", "")[:200].strip()
+    number = reading.number_in_query(query)
+    if number:
+        return redirect("kb:current_rule", number=number)
+    results = reading.simple_search(query) if len(query) >= 2 else []
+    return render(request, "kb/search.html", {"query": query, "results": results})

@@ -1,0 +1,237 @@
+"""Fill locale/fr/LC_MESSAGES/django.po from the table below (run after makemessages).
+
+Why a script: the translations live in one reviewed table, and re-running makemessages never
+loses them. Run: python locale/translate_fr.py && python manage.py compilemessages -l fr
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PO = Path(__file__).resolve().parent / "fr" / "LC_MESSAGES" / "django.po"
+NBSP = "\u00a0"
+
+FR: dict[tuple[str, str], str | list[str]] = {
+    ("", "English"): "anglais",
+    ("", "French"): "français",
+    ("", "glossary term"): "terme du glossaire",
+    ("", "glossary version"): "version du glossaire",
+    ("", "anomalies"): "anomalies",
+    ("", "created"): "créée",
+    ("", "replaced"): "remplacée",
+    ("", "effective date"): "date d’entrée en vigueur",
+    ("", "set name"): "nom de l’extension",
+    ("", "set code"): "code de l’extension",
+    (
+        "",
+        "File name or URL the English text came from.",
+    ): "Fichier ou URL d’où vient le texte anglais.",
+    (
+        "",
+        "Checksum of the decoded text, line ends normalised.",
+    ): "Somme de contrôle du texte décodé, fins de ligne normalisées.",
+    ("", "release"): "version",
+    ("", "releases"): "versions",
+    ("", "section"): "section",
+    ("", "chapter"): "chapitre",
+    ("", "rule"): "règle",
+    ("", "subrule"): "sous-règle",
+    ("", "lineage"): "lignée",
+    ("", "number"): "numéro",
+    ("", "Chapter (or section) number."): "Numéro du chapitre (ou de la section).",
+    (
+        "",
+        "Above 0 when the source printed the same number again.",
+    ): "Supérieur à 0 quand la source imprime deux fois le même numéro.",
+    (
+        "",
+        "The number this lineage held just before.",
+    ): "Le numéro que portait cette lignée juste avant.",
+    ("", "rule number"): "numéro de règle",
+    ("", "rule version"): "version de règle",
+    ("", "Empty for the main text."): "Vide pour le texte principal.",
+    ("", "official"): "officielle",
+    ("", "unofficial"): "non officielle",
+    ("", "reviewed"): "relue",
+    ("", "valid from"): "en vigueur depuis",
+    ("", "valid to"): "en vigueur jusqu’au",
+    ("", "text"): "texte",
+    ("", "Exact text and examples."): "Texte exact et exemples.",
+    ("", "Typography folded."): "Typographie normalisée.",
+    (
+        "",
+        "Main text folded, cited numbers masked.",
+    ): "Texte principal normalisé, numéros cités masqués.",
+    ("", "wording since"): "formulation depuis",
+    (
+        "",
+        "Effective date of the last change that was not typography or references.",
+    ): "Date de la dernière modification qui n’était ni typographique ni un renvoi.",
+    (
+        "",
+        "The English release the French text translates.",
+    ): "La version anglaise que traduit le texte français.",
+    ("mana", "white"): "blanc",
+    ("mana", "blue"): "bleu",
+    ("mana", "black"): "noir",
+    ("mana", "red"): "rouge",
+    ("mana", "green"): "vert",
+    ("mana", "colorless"): "incolore",
+    ("", "tap symbol"): "symbole d’engagement",
+    ("", "untap symbol"): "symbole de dégagement",
+    ("", "energy symbol"): "symbole d’énergie",
+    ("", "snow mana"): "mana neigeux",
+    ("", "X generic mana"): "X manas génériques",
+    ("", "Y generic mana"): "Y manas génériques",
+    ("", "Z generic mana"): "Z manas génériques",
+    ("", "chaos symbol"): "symbole de chaos",
+    ("", "one-half generic mana"): "un demi-mana générique",
+    ("", "infinite generic mana"): "mana générique infini",
+    ("", "Phyrexian mana"): "mana phyrexian",
+    ("", "%(color)s mana"): "mana %(color)s",
+    ("", "%(n)s generic mana"): "%(n)s manas génériques",
+    ("", "Phyrexian %(color)s mana"): "mana %(color)s phyrexian",
+    ("", "Phyrexian hybrid %(a)s or %(b)s mana"): "mana hybride phyrexian %(a)s ou %(b)s",
+    ("", "two generic or %(color)s mana"): "deux manas génériques ou un mana %(color)s",
+    ("", "hybrid %(a)s or %(b)s mana"): "mana hybride %(a)s ou %(b)s",
+    ("", "No release is loaded yet."): "Aucune version n’est encore chargée.",
+    ("", "“%(token)s” is not a date."): f"«{NBSP}%(token)s{NBSP}» n’est pas une date.",
+    (
+        "",
+        "No release was in force on %(date)s: the archive starts on %(first)s.",
+    ): f"Aucune version n’était en vigueur le %(date)s{NBSP}: l’archive commence le %(first)s.",
+    (
+        "",
+        "No glossary entry “%(slug)s” in this release.",
+    ): f"Pas d’entrée «{NBSP}%(slug)s{NBSP}» dans le glossaire de cette version.",
+    ("", "not in this release"): "absent de cette version",
+    ("", "Not found"): "Page introuvable",
+    ("", "There is no page at this address."): "Il n’y a pas de page à cette adresse.",
+    ("", "Home"): "Accueil",
+    ("", "Releases"): "Versions",
+    ("", "Magic: The Gathering Comprehensive Rules"): "Règles complètes de Magic: The Gathering",
+    ("", "Rules KB"): "Règles KB",
+    ("", "Skip to content"): "Aller au contenu",
+    ("", "Site"): "Site",
+    ("", "Rules"): "Règles",
+    ("", "Glossary"): "Glossaire",
+    ("", "Search the rules"): "Rechercher dans les règles",
+    ("", "Search: 602.2a, trample…  (press /)"): "Rechercher : 602.2a, piétinement…  (touche /)",
+    ("", "Search"): "Rechercher",
+    ("", "Language"): "Langue",
+    (
+        "",
+        "The Comprehensive Rules, card names and rulings are the property of Wizards of the Coast, used under the Fan Content Policy. Not approved or endorsed by Wizards.",
+    ): "Les Règles complètes, les noms de cartes et les décisions sont la propriété de Wizards of the Coast, utilisés selon sa Fan Content Policy. Ni approuvé ni soutenu par Wizards.",
+    ("", "Cite"): "Citer",
+    ("", "Copied"): "Copié",
+    ("", "Copy"): "Copier",
+    ("", "Example:"): f"Exemple{NBSP}:",
+    ("", "In the rules since %(d)s"): "Dans les règles depuis le %(d)s",
+    ("", "Wording last changed %(d)s"): "Formulation modifiée le %(d)s",
+    ("", "reference updated %(d)s"): "renvoi mis à jour le %(d)s",
+    ("", "typography updated %(d)s"): "typographie modifiée le %(d)s",
+    (
+        "",
+        "Current rules: the release effective %(date)s",
+    ): f"Règles en vigueur{NBSP}: version du %(date)s",
+    (
+        "",
+        "Rules as of the release effective %(date)s",
+    ): "Règles telles que dans la version du %(date)s",
+    ("", "See the current rules"): "Voir les règles en vigueur",
+    (
+        "",
+        "No official French text of the Comprehensive Rules is loaded for this release: the English text is shown.",
+    ): f"Aucun texte officiel français des Règles complètes n’est chargé pour cette version{NBSP}: le texte anglais est affiché.",
+    ("", "In %(n)s release"): ["Dans %(n)s version", "Dans %(n)s versions"],
+    ("", "Contents"): "Sommaire",
+    ("", "Rule %(n)s"): "Règle %(n)s",
+    ("", "Breadcrumbs"): "Fil d’Ariane",
+    ("", "Neighbouring entries"): "Entrées voisines",
+    ("", "Letters"): "Lettres",
+    (
+        "",
+        "Every release since 2009, every rule followed through its renumberings, references resolved in the release you read.",
+    ): "Toutes les versions depuis 2009, chaque règle suivie à travers ses renumérotations, les renvois résolus dans la version que vous lisez.",
+    ("", "Find a rule by number or by words"): "Trouver une règle par son numéro ou par des mots",
+    ("", "Current release:"): f"Version en vigueur{NBSP}:",
+    ("", "%(n)s release"): ["%(n)s version", "les %(n)s versions"],
+    ("", "%(n)s release of the Comprehensive Rules, newest first."): [
+        "%(n)s version des Règles complètes, la plus récente d’abord.",
+        "%(n)s versions des Règles complètes, les plus récentes d’abord.",
+    ],
+    ("", "Effective date"): "Date d’entrée en vigueur",
+    ("", "Set"): "Extension",
+    ("", "Subrules"): "Sous-règles",
+    ("", "Anomalies"): "Anomalies",
+    ("", "No rule %(n)s"): "Pas de règle %(n)s",
+    ("", "No rule %(n)s in this release"): "Pas de règle %(n)s dans cette version",
+    ("", "Nearest numbers in this release"): "Numéros les plus proches dans cette version",
+    ("", "%(n)s in other releases"): "%(n)s dans d’autres versions",
+    ("", "from %(a)s until %(b)s"): "du %(a)s au %(b)s",
+    ("", "since %(a)s"): "depuis le %(a)s",
+    ("", "%(n)s as of %(d)s"): "%(n)s dans la version du %(d)s",
+    ("", "Table of contents"): "Sommaire",
+    ("", "%(n)s current rule contains “%(q)s”."): [
+        f"%(n)s règle en vigueur contient «{NBSP}%(q)s{NBSP}».",
+        f"%(n)s règles en vigueur contiennent «{NBSP}%(q)s{NBSP}».",
+    ],
+    (
+        "",
+        "Type a rule number (602.2a) or words from the rules.",
+    ): "Tapez un numéro de règle (602.2a) ou des mots des règles.",
+}
+
+_ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def fill(po: str) -> tuple[str, list[str]]:
+    blocks = po.split("\n\n")
+    missing = []
+    out = []
+    for block in blocks:
+        fields: dict[str, str] = {}
+        comments = []
+        current = None
+        for line in block.splitlines():
+            m = _ENTRY_RE.match(line)
+            if m:
+                current = m.group(1)
+                fields[current] = m.group(2)
+            elif line.startswith('"') and current:
+                fields[current] += line[1:-1]
+            else:
+                comments.append(line)
+        msgid = fields.get("msgid", "").replace('\\"', '"').replace("\\n", "\n")
+        if not msgid:
+            out.append(block)
+            continue
+        key = (fields.get("msgctxt", ""), msgid)
+        value = FR.get(key)
+        if value is None:
+            missing.append(msgid)
+        lines = [c for c in comments if "fuzzy" not in c]
+        if "msgctxt" in fields:
+            lines.append(f"msgctxt {_quote(fields['msgctxt'])}")
+        lines.append(f"msgid {_quote(msgid)}")
+        if "msgid_plural" in fields:
+            lines.append(f'msgid_plural "{fields["msgid_plural"]}"')
+            forms = value if isinstance(value, list) else ["", ""]
+            lines += [f"msgstr[{i}] {_quote(f)}" for i, f in enumerate(forms)]
+        else:
+            lines.append(f"msgstr {_quote(value if isinstance(value, str) else '')}")
+        out.append("\n".join(lines))
+    return "\n\n".join(out), missing
+
+
+if __name__ == "__main__":
+    text, missing = fill(PO.read_text(encoding="utf-8"))
+    PO.write_text(text, encoding="utf-8")
+    if missing:
+        raise SystemExit("untranslated: " + " | ".join(missing))
