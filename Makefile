@@ -6,7 +6,7 @@ PYTHON := $(BIN)/python
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= config.settings.base
 
-.PHONY: install run test test-postgres test-quick bench lint clean
+.PHONY: install chromium run test test-postgres test-quick bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,7 +14,14 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,postgres]'
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed chromium
+
+# Browser tests drive Debian's Chromium (no browser download by Playwright).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
 # The site with the real data imported (the demo set in fixtures/ where ../shared/data is absent).
 run: install

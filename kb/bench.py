@@ -28,6 +28,9 @@ def _p95(samples: list[float]) -> float:
 
 
 def main() -> int:
+    if "--pages" in sys.argv:
+        _setup(os.environ["KB_VAR_DIR"])
+        return pages()
     with tempfile.TemporaryDirectory(prefix="kb-bench-") as var_dir:
         _setup(var_dir)
         return run(Path(var_dir))
@@ -119,6 +122,59 @@ def run(var_dir: Path) -> int:
         rule_as_of(number, date)
         samples.append(time.perf_counter() - t)
     figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
+
+    # Pages, in a fresh process like a web worker's (this one holds the import's caches).
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "kb.bench", "--pages"],
+        env={**os.environ, "KB_VAR_DIR": str(var_dir)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    print(out, end="")
+    return 0
+
+
+def pages() -> int:
+    """Page timings through the Django test client (in process: no network; templates, queries
+    and rendering included), on the database the main benchmark built."""
+    import datetime as dt
+    import logging
+    import random
+
+    from django.test import Client
+
+    from kb.models import Release, RuleNumber
+
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # the sample has some 404s
+    rng = random.Random(2)
+    dates = list(Release.objects.values_list("effective_date", flat=True))
+    numbers = list(RuleNumber.objects.values_list("number", flat=True).distinct()[:3000])
+    client = Client()
+    urls = [
+        f"/en/{(rng.choice(dates) + dt.timedelta(days=0)).isoformat()}/rules/{rng.choice(numbers)}/"
+        for _ in range(300)
+    ]
+    for url in urls[:20]:
+        client.get(url)
+    samples = []
+    for url in urls:
+        t = time.perf_counter()
+        client.get(url)
+        samples.append(time.perf_counter() - t)
+    print(f"{'rule page, random number and release, p95':<52} {_p95(samples) * 1000:.1f} ms")
+    for url in ("/en/rules/602.2a/", "/en/rules/702/", "/en/rules/100/", "/en/current/glossary/"):
+        client.get(url)
+        samples = []
+        for _ in range(20):
+            t = time.perf_counter()
+            client.get(url)
+            samples.append(time.perf_counter() - t)
+        print(f"{'page ' + url + ' p95':<52} {_p95(samples) * 1000:.1f} ms")
     return 0
 
 

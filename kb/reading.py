@@ -105,13 +105,30 @@ class Entry:
         return {"section": 0, "chapter": 1, "rule": 2, "subrule": 3}[self.kind]
 
 
+#: What pages read of a version (not the modeltranslation mirror column `text`).
+_VERSION_FIELDS = (
+    "id",
+    "lineage_id",
+    "text_en",
+    "text_fr",
+    "valid_from",
+    "valid_to",
+    "wording_since",
+    "change",
+)
+
+
 def _entries(qs: QuerySet[RuleVersion]) -> list[Entry]:
-    rows = qs.annotate(
-        number=F("lineage__numbers__number"),
-        kind=F("lineage__numbers__kind"),
-        ordinal=F("lineage__numbers__ordinal"),
-        sort=F("lineage__numbers__sort_key"),
-    ).order_by("sort", "ordinal")
+    rows = (
+        qs.only(*_VERSION_FIELDS)
+        .annotate(
+            number=F("lineage__numbers__number"),
+            kind=F("lineage__numbers__kind"),
+            ordinal=F("lineage__numbers__ordinal"),
+            sort=F("lineage__numbers__sort_key"),
+        )
+        .order_by("sort", "ordinal")
+    )
     return [Entry(v.number, v.kind, v.ordinal, v.lineage_id, v) for v in rows]
 
 

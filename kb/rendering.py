@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -85,10 +86,10 @@ def render_text(
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z’'-]*")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TermIndex:
     """Multi-word glossary terms of a release, by first word: word -> [(words, slug)],
-    longest first."""
+    longest first. Indexes are compared by identity (one per release and process)."""
 
     by_first: dict[str, list[tuple[tuple[str, ...], str]]]
 
@@ -101,6 +102,10 @@ class TermIndex:
         for candidates in by_first.values():
             candidates.sort(key=lambda c: -len(c[0]))
         return cls(by_first)
+
+    def find(self, text: str) -> tuple[tuple[int, int, str], ...]:
+        """Every term occurrence in `text` as (start, end, slug); cached per text."""
+        return _find_terms(self, text)
 
 
 def _singular(word: str) -> tuple[str, ...]:
@@ -123,36 +128,38 @@ def term_linker(index: TermIndex, url: Callable[[str], str]) -> TermLinker:
     seen: set[str] = set()
 
     def link(text: str) -> list[tuple[int, int, str]]:
-        if not index.by_first:
-            return []
-        words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD_RE.finditer(text)]
         marks = []
-        i = 0
-        while i < len(words):
-            found = None
-            for alias, slug in index.by_first.get(words[i][2], ()):
-                n = len(alias)
-                if i + n > len(words):
-                    continue
-                if all(words[i + k][2] == alias[k] for k in range(1, n - 1)) and (
-                    alias[-1] in _singular(words[i + n - 1][2])
-                ):
-                    found = (n, slug)
-                    break
-            if found and found[1] not in seen:
-                n, slug = found
-                seen.add(slug)
-                start, end = words[i][0], words[i + n - 1][1]
-                marks.append(
-                    (
-                        start,
-                        end,
-                        f'<a class="term" href="{escape(url(slug))}">{escape(text[start:end])}</a>',
-                    )
+        for start, end, slug in index.find(text):
+            if slug in seen:
+                continue
+            seen.add(slug)
+            marks.append(
+                (
+                    start,
+                    end,
+                    f'<a class="term" href="{escape(url(slug))}">{escape(text[start:end])}</a>',
                 )
-                i += n
-            else:
-                i += 1
+            )
         return marks
 
     return link
+
+
+@lru_cache(maxsize=100_000)
+def _find_terms(index: TermIndex, text: str) -> tuple[tuple[int, int, str], ...]:
+    words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD_RE.finditer(text)]
+    found: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(words):
+        for alias, slug in index.by_first.get(words[i][2], ()):
+            n = len(alias)
+            if (
+                i + n <= len(words)
+                and all(words[i + k][2] == alias[k] for k in range(1, n - 1))
+                and alias[-1] in _singular(words[i + n - 1][2])
+            ):
+                found.append((words[i][0], words[i + n - 1][1], slug))
+                i += n - 1
+                break
+        i += 1
+    return tuple(found)

@@ -46,6 +46,11 @@ def archive(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     """The whole shared archive imported into the test database, once per session."""
     if not shared_available():
         pytest.skip(NO_SHARED)
+    from django.db import connection
+
+    name = str(connection.settings_dict["NAME"])
+    if "test" not in name.rsplit("/", 1)[-1]:
+        pytest.fail(f"refusing to import the archive into {name}: not a test database")
     with django_db_blocker.unblock():
         call_command("import_rules", str(CR_EN), verbosity=0)
     return CR_EN
