@@ -4,7 +4,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 PORT ?= 8000
-export DJANGO_SETTINGS_MODULE ?= config.settings.base
 
 .PHONY: install chromium run test test-postgres test-quick bench lint clean
 
