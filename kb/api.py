@@ -10,12 +10,12 @@ import datetime as dt
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import Router, Schema
+from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
 from . import reading
 from .crtext.numbers import is_number, kind_of, parent_of
-from .models import Reference, Release
+from .models import Lineage, Reference, Release, RuleVersion
 
 router = Router(tags=["rules"])
 
@@ -248,3 +248,171 @@ def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
         )
         for t in terms
     ]
+
+
+class HistoryItemOut(Schema):
+    effective_date: dt.date
+    set_name: str
+    number: str
+    kinds: list[str]
+    previous_number: str
+    previous_until: dt.date | None
+    text: str | None
+    examples: list[str]
+    url: str | None
+
+
+class HistoryOut(Schema):
+    number: str
+    release: ReleaseOut
+    lineage: str
+    items: list[HistoryItemOut]
+
+
+@router.get(
+    "/rules/{number}/history",
+    response={200: HistoryOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Every version of a rule, newest first",
+)
+def rule_history(request: HttpRequest, number: str, release: str = "current") -> HistoryOut:
+    """`number` is read in `release` (current by default); the history follows the rule's
+    lineage through every renumbering. `kinds`: new, moved, wording, examples, reference,
+    typography, removed."""
+    from .history import rule_history as history_of
+
+    rel = _resolve_release(release)
+    version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
+    if version is None:
+        raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
+    releases = reading.Releases.load()
+    texts = {v.pk: v for v in version.lineage.versions.prefetch_related("examples")}
+    items = []
+    for item in history_of(version.lineage_id, releases):
+        v = texts.get(item.version.pk) if item.version else None
+        items.append(
+            HistoryItemOut(
+                effective_date=item.date,
+                set_name=(item.release.set_name_en or "") if item.release else "",
+                number=item.number,
+                kinds=item.kinds,
+                previous_number=item.previous_number,
+                previous_until=item.previous_until.effective_date if item.previous_until else None,
+                text=v.text_en if v and item.kinds != ["removed"] else None,
+                examples=[e.text_en for e in v.examples.all()] if v else [],
+                url=request.build_absolute_uri(
+                    reverse("kb:rule", args=[item.date.isoformat(), item.number])
+                )
+                if item.release and item.kinds != ["removed"]
+                else None,
+            )
+        )
+    return HistoryOut(
+        number=number,
+        release=_release_out(rel, request),
+        lineage=version.lineage.key,
+        items=items,
+    )
+
+
+class DiffItemOut(Schema):
+    status: str
+    kinds: list[str]
+    moved: bool
+    noise: bool
+    lineage: str
+    old_number: str
+    new_number: str
+    section: str
+    chapter: str
+    old_text: str | None
+    new_text: str | None
+    url: str
+
+
+class TermDiffOut(Schema):
+    status: str
+    kinds: list[str]
+    noise: bool
+    slug: str
+    old_headword: str
+    new_headword: str
+
+
+class DiffOut(Schema):
+    old: ReleaseOut
+    new: ReleaseOut
+    counts: dict[str, int]
+    items: list[DiffItemOut]
+    glossary: list[TermDiffOut]
+
+
+@router.get(
+    "/diff",
+    response={200: DiffOut, 400: ErrorOut, 404: ErrorOut},
+    summary="What changed between any two releases",
+)
+def diff(
+    request: HttpRequest,
+    from_: str = Query(..., alias="from"),
+    to: str = "current",
+    section: str = "",
+    noise: bool = True,
+) -> DiffOut:
+    """Rules matched by lineage: `status` added, removed, changed or moved; `kinds` wording,
+    examples, reference, typography; `noise` marks reference- or typography-only changes.
+    `section` (1-9) limits the items; `noise=false` leaves noise out of `items`."""
+    from .history import release_diff
+
+    a, b = _resolve_release(from_), _resolve_release(to)
+    if a.effective_date > b.effective_date:
+        a, b = b, a
+    result = release_diff(a, b)
+    items = [i for i in result.items if not section or i.section == section]
+    if not noise:
+        items = [i for i in items if not i.noise]
+    ids = {i.old_version for i in items if i.old_version} | {
+        i.new_version for i in items if i.new_version
+    }
+    texts = dict(RuleVersion.objects.filter(id__in=ids).values_list("id", "text_en"))
+    keys = dict(
+        Lineage.objects.filter(id__in={i.lineage_id for i in items}).values_list("id", "key")
+    )
+    b_iso = b.effective_date.isoformat()
+    a_iso = a.effective_date.isoformat()
+    return DiffOut(
+        old=_release_out(a, request),
+        new=_release_out(b, request),
+        counts=result.counts(),
+        items=[
+            DiffItemOut(
+                status=i.status,
+                kinds=i.kinds,
+                moved=i.moved,
+                noise=i.noise,
+                lineage=keys[i.lineage_id],
+                old_number=i.old_number,
+                new_number=i.new_number,
+                section=i.section,
+                chapter=i.chapter,
+                old_text=texts.get(i.old_version) if i.old_version else None,
+                new_text=texts.get(i.new_version) if i.new_version else None,
+                url=request.build_absolute_uri(
+                    reverse("kb:diff", args=[a_iso, b_iso])
+                    + (f"?section={i.section}" if result.items and len(result.items) > 400 else "")
+                    + f"#{i.anchor}"
+                ),
+            )
+            for i in items
+        ],
+        glossary=[
+            TermDiffOut(
+                status=t.status,
+                kinds=t.kinds,
+                noise=t.noise,
+                slug=t.slug,
+                old_headword=t.old_headword,
+                new_headword=t.new_headword,
+            )
+            for t in result.terms
+        ],
+    )

@@ -6,6 +6,7 @@ for the issue notes instead of failing builds. It uses its own throwaway SQLite 
 
 from __future__ import annotations
 
+import itertools
 import os
 import statistics
 import sys
@@ -139,6 +140,16 @@ def run(var_dir: Path) -> int:
     return 0
 
 
+def current_numbers() -> list[str]:
+    from kb.models import RuleNumber
+
+    return sorted(
+        RuleNumber.objects.filter(valid_to__isnull=True, kind__in=["rule", "subrule"]).values_list(
+            "number", flat=True
+        )
+    )
+
+
 def pages() -> int:
     """Page timings through the Django test client (in process: no network; templates, queries
     and rendering included), on the database the main benchmark built."""
@@ -167,6 +178,46 @@ def pages() -> int:
         client.get(url)
         samples.append(time.perf_counter() - t)
     print(f"{'rule page, random number and release, p95':<52} {_p95(samples) * 1000:.1f} ms")
+    history = [f"/en/rules/{n}/history/" for n in rng.sample(current_numbers(), 200)]
+    for url in history[:10]:
+        client.get(url)
+    samples = []
+    for url in history:
+        t = time.perf_counter()
+        client.get(url)
+        samples.append(time.perf_counter() - t)
+    print(f"{'history page, random current rule, p95':<52} {_p95(samples) * 1000:.1f} ms")
+    from django.core.cache import cache
+
+    from kb.history import release_diff
+
+    releases = list(Release.objects.order_by("effective_date"))
+    computed, uncached, cached = [], [], []
+    for old, new in itertools.pairwise(releases):
+        cache.clear()
+        t = time.perf_counter()
+        release_diff(old, new)
+        computed.append(time.perf_counter() - t)
+        cache.clear()
+        url = f"/en/diff/{old.effective_date}..{new.effective_date}/"
+        t = time.perf_counter()
+        client.get(url)
+        uncached.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        client.get(url)
+        cached.append(time.perf_counter() - t)
+    for label, samples in (
+        ("diff of neighbouring releases computed, p95", computed),
+        ("diff page of neighbouring releases, uncached, p95", uncached),
+        ("diff page of neighbouring releases, cached, p95", cached),
+    ):
+        print(f"{label:<52} {_p95(samples) * 1000:.1f} ms")
+    cache.clear()
+    first = Release.objects.get(effective_date=dt.date(2010, 2, 1))
+    t = time.perf_counter()
+    release_diff(first, releases[-1])
+    elapsed = (time.perf_counter() - t) * 1000
+    print(f"{'diff 2010-02-01 -> current computed (uncached)':<52} {elapsed:.0f} ms")
     for url in ("/en/rules/602.2a/", "/en/rules/702/", "/en/rules/100/", "/en/current/glossary/"):
         client.get(url)
         samples = []

@@ -137,6 +137,16 @@ def _numbered_as_of(date: dt.date, where: Q) -> QuerySet[RuleVersion]:
     return RuleVersion.objects.filter(valid_on(date) & valid_on(date, "lineage__numbers__") & where)
 
 
+def rule_version(number: str, date: dt.date) -> RuleVersion | None:
+    """The version of `number` in the release in force on `date` (one query)."""
+    return (
+        _numbered_as_of(date, Q(lineage__numbers__number=number))
+        .select_related("lineage")
+        .order_by("lineage__numbers__ordinal")
+        .first()
+    )
+
+
 def contents(date: dt.date) -> list[Entry]:
     """Sections and chapters of a release (titles only)."""
     return _entries(_numbered_as_of(date, Q(lineage__numbers__kind__in=["section", "chapter"])))

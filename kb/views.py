@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 
 from . import reading
 from .crtext.numbers import is_number, kind_of
-from .models import Release
+from .history import release_diff, render_item_diffs, rule_history, term_history
+from .models import GlossaryTerm, Release
 from .reading import Releases
 
 
@@ -222,3 +223,152 @@ def search(request: HttpRequest) -> HttpResponse:
         return redirect("kb:current_rule", number=number)
     results = reading.simple_search(query) if len(query) >= 2 else []
     return render(request, "kb/search.html", {"query": query, "results": results})
+
+
+def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
+    """Every version of the rule's lineage, newest first; noise folded."""
+    page = _page(request, release, lambda t: reverse("kb:history", args=[t, number]))
+    if isinstance(page, HttpResponse):
+        return page
+    version = reading.rule_version(number, page.date) if is_number(number) else None
+    if version is None:
+        return _missing_rule(page, number)
+    items = rule_history(version.lineage_id, page.releases)
+    for item in items:
+        item.url = page.pinned_rule_url(item.number, item.date) if item.release else ""
+        if item.previous_until is not None:
+            item.previous_url = page.pinned_rule_url(
+                item.previous_number, item.previous_until.effective_date
+            )
+        if item.release is not None:
+            previous = page.releases.previous(item.release)
+            item.diff_url = (
+                reverse(
+                    "kb:diff", args=[previous.effective_date.isoformat(), item.date.isoformat()]
+                )
+                + f"#r-{item.number}"
+                if previous
+                else ""
+            )
+    return render(
+        request,
+        "kb/history.html",
+        page.context(
+            number=number,
+            items=items,
+            lineage=version.lineage.key,
+            rule_url=page.rule_url(number),
+            current_url=reverse("kb:current_history", args=[number]),
+        ),
+    )
+
+
+#: Above this many items a diff is shown section by section.
+DIFF_PAGE_LIMIT = 400
+
+
+def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
+    """What changed between any two releases, matched by lineage."""
+    releases = Releases.load()
+    try:
+        a, b = _diff_release(releases, old), _diff_release(releases, new)
+    except reading.BadRelease as exc:
+        raise Http404(str(exc)) from None
+    if a.effective_date > b.effective_date:
+        a, b = b, a
+    canonical = (a.effective_date.isoformat(), b.effective_date.isoformat())
+    if (old, new) != canonical:
+        query = f"?{request.GET.urlencode()}" if request.GET else ""
+        return redirect(reverse("kb:diff", args=list(canonical)) + query)
+    result = release_diff(a, b)
+    counts = result.counts()
+    sections = result.sections()
+    total = len(result.items)
+    chosen = request.GET.get("section", "")
+    sectioned = total > DIFF_PAGE_LIMIT
+    if sectioned and chosen not in {s for s, _ in sections}:
+        chosen = ""
+    shown = [(s, items) for s, items in sections if not sectioned or s == chosen]
+    render_item_diffs(
+        [i for _, items in shown for i in items],
+        result.terms if (not sectioned or chosen == "glossary") else None,
+    )
+    a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
+    b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
+    section_titles = {
+        e.number: e.text for e in reading.contents(b.effective_date) if e.kind == "section"
+    }
+    groups = []
+    for section, items in shown:
+        chapters: dict[str, list] = {}
+        for item in items:
+            item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
+            item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
+            chapters.setdefault(item.chapter or section, []).append(item)
+        groups.append(
+            {
+                "section": section,
+                "title": section_titles.get(section, ""),
+                "chapters": [
+                    {
+                        "chapter": ch,
+                        "real": [i for i in its if not i.noise],
+                        "noise": [i for i in its if i.noise],
+                    }
+                    for ch, its in chapters.items()
+                ],
+            }
+        )
+    return render(
+        request,
+        "kb/diff.html",
+        {
+            "old": a,
+            "new": b,
+            "counts": counts,
+            "total": total,
+            "sectioned": sectioned,
+            "chosen": chosen,
+            "section_counts": [
+                (s, section_titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
+                for s, items in sections
+            ],
+            "groups": groups,
+            "terms": result.terms if (not sectioned or chosen == "glossary") else [],
+            "show_terms": not sectioned or chosen == "glossary",
+            "real_terms": [t for t in result.terms if not t.noise],
+            "noise_terms": [t for t in result.terms if t.noise],
+            "glossary_prefix": reverse("kb:glossary", args=[canonical[1]]),
+            "old_glossary_prefix": reverse("kb:glossary", args=[canonical[0]]),
+        },
+    )
+
+
+def _diff_release(releases: Releases, token: str) -> Release:
+    date = reading.parse_release_token(token)
+    if date is None:
+        if releases.current is None:
+            raise Http404(_("No release is loaded yet."))
+        return releases.current
+    release = releases.in_force(date)
+    if release is None:
+        raise Http404(
+            _("No release was in force on %(date)s: the archive starts on %(first)s.")
+            % {"date": date.isoformat(), "first": releases.all[0].effective_date.isoformat()}
+            if releases.all
+            else _("No release is loaded yet.")
+        )
+    return release
+
+
+def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
+    term = GlossaryTerm.objects.filter(slug=slug).first()
+    if term is None:
+        raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
+    releases = Releases.load()
+    items = term_history(term, releases)
+    return render(
+        request,
+        "kb/glossary_history.html",
+        {"term": term, "items": items, "current_release": releases.current},
+    )

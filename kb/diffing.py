@@ -1,0 +1,93 @@
+"""Word-level diffs and change classification, shared by rule history and release diffs.
+
+difflib.SequenceMatcher runs on word tokens with autojunk=False: with the default heuristic a
+two-word change in a long rule turns into one huge replacement. Every token is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+# Words (with inner apostrophes and hyphens), single punctuation marks, runs of space.
+_TOKEN_RE = re.compile(r"\s+|\w+(?:[’'\-]\w+)*|[^\w\s]")
+
+#: Change kinds, from the most to the least significant.
+REAL = ("wording", "examples")
+NOISE = ("reference", "typography")
+
+
+@lru_cache(maxsize=20_000)
+def word_diff(old: str, new: str) -> SafeString:
+    """`new` with the words taken out of `old` in <del> and the words put in, in <ins>.
+
+    The common start and end are set aside first: changes are local, and matching only the
+    middle keeps long texts (the creature-type list) fast. Cached per pair of texts. Every
+    token is escaped before it is marked safe.
+    """
+    a, b = _TOKEN_RE.findall(old), _TOKEN_RE.findall(new)
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
+    out: list[str] = [escape("".join(a[:head]))]
+    for op, i1, i2, j1, j2 in _merged(SequenceMatcher(None, a_mid, b_mid, autojunk=False), a_mid):
+        if op == "equal":
+            out.append(escape("".join(a_mid[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
+    out.append(escape("".join(a[len(a) - tail :])))
+    return mark_safe("".join(out))
+
+
+def _merged(matcher: SequenceMatcher, a: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes where changes separated only by a space become one ("he or she is" -> "they
+    are" reads as one replacement, not two)."""
+    ops: list[tuple[str, int, int, int, int]] = []
+    for op in matcher.get_opcodes():
+        if (
+            len(ops) >= 2
+            and op[0] != "equal"
+            and ops[-1][0] == "equal"
+            and ops[-2][0] != "equal"
+            and not "".join(a[ops[-1][1] : ops[-1][2]]).strip()
+        ):
+            prev = ops[-2]
+            ops[-2:] = [("replace", prev[1], op[2], prev[3], op[4])]
+        elif ops and op[0] != "equal" and ops[-1][0] != "equal":
+            prev = ops.pop()
+            ops.append(("replace", prev[1], op[2], prev[3], op[4]))
+        else:
+            ops.append(op)
+    return ops
+
+
+def classify(old: tuple[str, str, str, str], new: tuple[str, str, str, str]) -> list[str]:
+    """Kinds of change between two versions given their (text, folded, masked, examples)
+    hashes: wording and/or examples, else reference, else typography; [] if equal."""
+    text, folded, masked, examples = range(4)
+    kinds = []
+    if old[masked] != new[masked]:
+        kinds.append("wording")
+    if old[examples] != new[examples]:
+        kinds.append("examples")
+    if not kinds and old[folded] != new[folded]:
+        kinds.append("reference")
+    if old[folded] == new[folded] and old[text] != new[text]:
+        kinds.append("typography")
+    return kinds
+
+
+def is_noise(kinds: list[str]) -> bool:
+    """Changes that renumber references or fix typography only: counted apart, folded."""
+    return bool(kinds) and all(k in NOISE for k in kinds)

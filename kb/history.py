@@ -1,0 +1,387 @@
+"""A rule's history through every release, and the diff between any two releases.
+
+Both follow lineages: a renumbered rule is the same rule, so moves show as moves, not as a
+removal and an addition. Changes are classified (wording, examples, reference renumbered,
+typography only) by the hashes each version keeps, so noise is counted apart and folded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, Max
+from django.utils.safestring import SafeString
+
+from .diffing import REAL, classify, is_noise, word_diff
+from .models import (
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    ImportRecord,
+    Release,
+    RuleNumber,
+    RuleVersion,
+)
+from .models.versioning import valid_on
+from .reading import Releases
+
+# -- a rule's history -----------------------------------------------------------------------
+
+
+@dataclass
+class HistoryItem:
+    """One release in which something happened to the rule."""
+
+    date: dt.date
+    release: Release | None
+    number: str
+    kinds: list[str]
+    version: RuleVersion | None = None
+    previous_number: str = ""
+    previous_until: Release | None = None  # the last release with the previous number
+    diff: SafeString | str = ""
+    example_diffs: list[SafeString | str] = field(default_factory=list)
+    url: str = ""
+    previous_url: str = ""
+    diff_url: str = ""
+
+    @property
+    def folded(self) -> bool:
+        """Typography-only and reference-only versions are shown folded."""
+        return is_noise(self.kinds)
+
+
+def rule_history(lineage_id: int, releases: Releases) -> list[HistoryItem]:
+    """Every change of a lineage, newest first: text versions and renumberings merged
+    (three queries)."""
+    versions = list(RuleVersion.objects.filter(lineage_id=lineage_id).order_by("valid_from"))
+    numbers = list(RuleNumber.objects.filter(lineage_id=lineage_id).order_by("valid_from"))
+    examples: dict[int, list[str]] = defaultdict(list)
+    for vid, text in (
+        Example.objects.filter(version__lineage_id=lineage_id)
+        .order_by("version_id", "position")
+        .values_list("version_id", "text_en")
+    ):
+        examples[vid].append(text)
+    by_date = {r.effective_date: r for r in releases.all}
+    starts = sorted({v.valid_from for v in versions} | {n.valid_from for n in numbers})
+    items: list[HistoryItem] = []
+    prev_version: RuleVersion | None = None
+    prev_number: RuleNumber | None = None
+    for date in starts:
+        version = next(v for v in versions if v.valid_from <= date and _before(date, v.valid_to))
+        number = next(n for n in numbers if n.valid_from <= date and _before(date, n.valid_to))
+        item = HistoryItem(date, by_date.get(date), number.number, [], version)
+        if prev_version is None:
+            item.kinds = ["new"]
+            item.diff = version.text_en
+            item.example_diffs = list(examples[version.pk])
+        else:
+            if number is not prev_number:
+                item.kinds.append("moved")
+                item.previous_number = prev_number.number  # type: ignore[union-attr]
+                item.previous_until = _release_before(releases, date)
+            if version is not prev_version:
+                item.kinds.extend(k for k in version.change.split() if k != "new")
+                item.diff = word_diff(prev_version.text_en, version.text_en)
+                item.example_diffs = _example_diffs(examples[prev_version.pk], examples[version.pk])
+            else:
+                item.diff = version.text_en
+        items.append(item)
+        prev_version, prev_number = version, number
+    last = versions[-1] if versions else None
+    if last is not None and last.valid_to is not None:
+        items.append(
+            HistoryItem(last.valid_to, by_date.get(last.valid_to), numbers[-1].number, ["removed"])
+        )
+    return list(reversed(items))
+
+
+def _before(date: dt.date, end: dt.date | None) -> bool:
+    return end is None or date < end
+
+
+def _release_before(releases: Releases, date: dt.date) -> Release | None:
+    earlier = [r for r in releases.all if r.effective_date < date]
+    return earlier[-1] if earlier else None
+
+
+def _example_diffs(old: list[str], new: list[str]) -> list[SafeString | str]:
+    out: list[SafeString | str] = []
+    for i in range(max(len(old), len(new))):
+        a = old[i] if i < len(old) else ""
+        b = new[i] if i < len(new) else ""
+        out.append(word_diff(a, b) if a != b else b)
+    return out
+
+
+# -- the diff between two releases ------------------------------------------------------------
+
+
+@dataclass
+class DiffItem:
+    """One lineage that differs between two releases."""
+
+    status: str  # added, removed, changed, moved (moved may also have text kinds)
+    kinds: list[str]  # wording, examples, reference, typography
+    lineage_id: int
+    old_number: str
+    new_number: str
+    kind: str  # section, chapter, rule, subrule
+    old_version: int | None
+    new_version: int | None
+    sort: str
+    diff: SafeString | str = ""
+    example_diffs: list[SafeString | str] = field(default_factory=list)
+    old_url: str = ""
+    new_url: str = ""
+
+    @property
+    def number(self) -> str:
+        return self.new_number or self.old_number
+
+    @property
+    def section(self) -> str:
+        return self.number[0]
+
+    @property
+    def chapter(self) -> str:
+        return self.number[:3] if self.kind in ("rule", "subrule", "chapter") else ""
+
+    @property
+    def moved(self) -> bool:
+        return bool(self.old_number and self.new_number and self.old_number != self.new_number)
+
+    @property
+    def noise(self) -> bool:
+        """Only references renumbered or typography changed, and not moved: folded away."""
+        return self.status == "changed" and not self.moved and is_noise(self.kinds)
+
+    @property
+    def anchor(self) -> str:
+        return f"r-{self.number}"
+
+
+@dataclass
+class TermDiff:
+    status: str  # added, removed, changed, renamed
+    kinds: list[str]
+    slug: str
+    old_headword: str
+    new_headword: str
+    old_version: int | None
+    new_version: int | None
+    diff: SafeString | str = ""
+
+    @property
+    def noise(self) -> bool:
+        return self.status == "changed" and is_noise(self.kinds)
+
+
+@dataclass
+class ReleaseDiff:
+    old: Release
+    new: Release
+    items: list[DiffItem]
+    terms: list[TermDiff]
+
+    def counts(self) -> dict[str, int]:
+        """Counts per kind: added, removed, moved, changed (real wording or examples), and
+        the noise counted apart: reference-only and typography-only."""
+        c: Counter[str] = Counter()
+        for item in self.items:
+            if item.status in ("added", "removed"):
+                c[item.status] += 1
+                continue
+            if item.moved:
+                c["moved"] += 1
+            if any(k in REAL for k in item.kinds):
+                c["changed"] += 1
+            elif item.kinds:
+                c["reference" if "reference" in item.kinds else "typography"] += 1
+        c["glossary"] = sum(1 for t in self.terms if not t.noise)
+        c["glossary_noise"] = sum(1 for t in self.terms if t.noise)
+        for key in ("added", "removed", "moved", "changed", "reference", "typography"):
+            c.setdefault(key, 0)
+        return dict(c)
+
+    def sections(self) -> list[tuple[str, list[DiffItem]]]:
+        groups: dict[str, list[DiffItem]] = defaultdict(list)
+        for item in self.items:
+            groups[item.section].append(item)
+        return sorted(groups.items())
+
+
+def archive_generation() -> str:
+    """Changes whenever a release is imported, replaced or removed (keys diff caches)."""
+    state = Release.objects.aggregate(n=Count("id"), last=Max("imported_at"))
+    record = ImportRecord.objects.aggregate(last=Max("id"))["last"]
+    stamp = state["last"].timestamp() if state["last"] else 0
+    return f"{state['n']}-{stamp:.6f}-{record}"
+
+
+def release_diff(old: Release, new: Release) -> ReleaseDiff:
+    """What changed between two releases, matched by lineage (cached per archive state:
+    releases never change once loaded, except by re-import, which changes the key)."""
+    key = f"kb-diff-{old.effective_date}-{new.effective_date}-{archive_generation()}"
+    found = cache.get(key)
+    if found is None:
+        found = (
+            _rule_items(old.effective_date, new.effective_date),
+            _term_items(old.effective_date, new.effective_date),
+        )
+        cache.set(key, found, timeout=None)
+    items, terms = found
+    # Copies: the cached items stay free of what a page renders into them.
+    return ReleaseDiff(
+        old, new, [DiffItem(**vars(i)) for i in items], [TermDiff(**vars(t)) for t in terms]
+    )
+
+
+def _rows_valid_on(model: type, columns: str, date: dt.date) -> list[tuple]:
+    """Plain SQL for the few thousand rows of a release: a diff reads four such snapshots and
+    the ORM's per-row work would dominate it."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {table} "
+            "WHERE valid_from <= %s AND (valid_to > %s OR valid_to IS NULL)",
+            [date, date],
+        )
+        return cursor.fetchall()
+
+
+def _numbers(date: dt.date) -> dict[int, tuple[str, str, str]]:
+    rows = _rows_valid_on(RuleNumber, "lineage_id, number, kind, sort_key", date)
+    return {lid: (number, kind, sk) for lid, number, kind, sk in rows}
+
+
+def _versions(date: dt.date) -> dict[int, tuple[int, tuple[str, str, str, str]]]:
+    rows = _rows_valid_on(
+        RuleVersion, "lineage_id, id, text_hash, folded_hash, masked_hash, examples_hash", date
+    )
+    return {lid: (vid, (th, fh, mh, eh)) for lid, vid, th, fh, mh, eh in rows}
+
+
+def _rule_items(a: dt.date, b: dt.date) -> list[DiffItem]:
+    na, nb, va, vb = _numbers(a), _numbers(b), _versions(a), _versions(b)
+    items = []
+    for lid in na.keys() | nb.keys():
+        if lid not in na:
+            number, kind, sk = nb[lid]
+            items.append(DiffItem("added", [], lid, "", number, kind, None, vb[lid][0], sk))
+        elif lid not in nb:
+            number, kind, sk = na[lid]
+            items.append(DiffItem("removed", [], lid, number, "", kind, va[lid][0], None, sk))
+        else:
+            (old_n, kind, _), (new_n, _, sk) = na[lid], nb[lid]
+            (old_v, old_h), (new_v, new_h) = va[lid], vb[lid]
+            kinds = classify(old_h, new_h) if old_v != new_v else []
+            if kinds or old_n != new_n:
+                status = "changed" if kinds else "moved"
+                items.append(DiffItem(status, kinds, lid, old_n, new_n, kind, old_v, new_v, sk))
+    items.sort(key=lambda i: (i.sort, i.lineage_id))
+    return items
+
+
+def _term_items(a: dt.date, b: dt.date) -> list[TermDiff]:
+    def load(date: dt.date) -> dict[int, tuple[int, str, str, tuple[str, str, str, str]]]:
+        return {
+            tid: (vid, head, slug, (th, fh, mh, eh))
+            for tid, vid, head, slug, th, fh, mh, eh in GlossaryVersion.objects.filter(
+                valid_on(date)
+            ).values_list(
+                "term_id",
+                "id",
+                "headword",
+                "term__slug",
+                "text_hash",
+                "folded_hash",
+                "masked_hash",
+                "examples_hash",
+            )
+        }
+
+    ga, gb = load(a), load(b)
+    out = []
+    for tid in ga.keys() | gb.keys():
+        if tid not in ga:
+            vid, head, slug, _ = gb[tid]
+            out.append(TermDiff("added", [], slug, "", head, None, vid))
+        elif tid not in gb:
+            vid, head, slug, _ = ga[tid]
+            out.append(TermDiff("removed", [], slug, head, "", vid, None))
+        else:
+            (ov, oh, slug, ohash), (nv, nh, _, nhash) = ga[tid], gb[tid]
+            if ov == nv:
+                continue
+            kinds = classify(ohash, nhash)
+            status = "renamed" if oh != nh else "changed"
+            if kinds or status == "renamed":
+                out.append(TermDiff(status, kinds, slug, oh, nh, ov, nv))
+    out.sort(key=lambda t: (t.new_headword or t.old_headword).casefold())
+    return out
+
+
+def render_item_diffs(items: list[DiffItem], terms: list[TermDiff] | None = None) -> None:
+    """Word diffs for the items about to be shown (two queries whatever their number)."""
+    ids = {i.old_version for i in items if i.old_version} | {
+        i.new_version for i in items if i.new_version
+    }
+    texts = dict(RuleVersion.objects.filter(id__in=ids).values_list("id", "text_en"))
+    examples: dict[int, list[str]] = defaultdict(list)
+    for vid, text in (
+        Example.objects.filter(version_id__in=ids)
+        .order_by("version_id", "position")
+        .values_list("version_id", "text_en")
+    ):
+        examples[vid].append(text)
+    for item in items:
+        if item.status == "moved":
+            continue  # same text under a new number: the headline says it all
+        old = texts.get(item.old_version, "") if item.old_version else ""
+        new = texts.get(item.new_version, "") if item.new_version else ""
+        item.diff = word_diff(old, new) if old != new else new
+        item.example_diffs = _example_diffs(
+            examples.get(item.old_version, []) if item.old_version else [],
+            examples.get(item.new_version, []) if item.new_version else [],
+        )
+    if terms:
+        tids = {t.old_version for t in terms if t.old_version} | {
+            t.new_version for t in terms if t.new_version
+        }
+        gtexts = dict(GlossaryVersion.objects.filter(id__in=tids).values_list("id", "text_en"))
+        for t in terms:
+            old = gtexts.get(t.old_version, "") if t.old_version else ""
+            new = gtexts.get(t.new_version, "") if t.new_version else ""
+            t.diff = word_diff(old, new) if old != new else new
+
+
+def term_history(term: GlossaryTerm, releases: Releases) -> list[HistoryItem]:
+    """A glossary term's versions, newest first, with word diffs (one query)."""
+    versions = list(term.versions.order_by("valid_from"))
+    by_date = {r.effective_date: r for r in releases.all}
+    items: list[HistoryItem] = []
+    prev = None
+    for v in versions:
+        kinds = v.change.split() if prev is not None else ["new"]
+        item = HistoryItem(v.valid_from, by_date.get(v.valid_from), v.headword, kinds)
+        item.diff = word_diff(prev.text_en, v.text_en) if prev is not None else v.text_en
+        if prev is not None and prev.headword != v.headword:
+            item.previous_number = prev.headword
+        items.append(item)
+        prev = v
+    if versions and versions[-1].valid_to is not None:
+        items.append(
+            HistoryItem(
+                versions[-1].valid_to,
+                by_date.get(versions[-1].valid_to),
+                versions[-1].headword,
+                ["removed"],
+            )
+        )
+    return list(reversed(items))
