@@ -14,6 +14,7 @@ from .models import (
     Release,
     RuleNumber,
     RuleVersion,
+    VocabularyTerm,
 )
 
 
@@ -93,3 +94,15 @@ class ImportRecordAdmin(admin.ModelAdmin):
     list_display = ["effective_date", "lang", "action", "user", "created_at", "seconds"]
     list_filter = ["action", "lang"]
     readonly_fields = [f.name for f in ImportRecord._meta.fields]
+
+
+@admin.register(VocabularyTerm)
+class VocabularyTermAdmin(admin.ModelAdmin):
+    """Maintainers correct a mined French term by editing it (and ticking "checked"); a
+    rebuild keeps curated terms, so lasting fixes go to fixtures/vocabulary/fr_terms.csv."""
+
+    list_display = ["en", "fr", "kind", "source", "agreeing", "seen", "checked"]
+    list_filter = ["kind", "source", "checked"]
+    search_fields = ["en", "fr"]
+    list_editable = ["fr", "checked"]
+    raw_id_fields = ["lineage", "glossary_term"]

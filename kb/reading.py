@@ -6,12 +6,13 @@ Views and the API call these functions; they return plain dataclasses.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from django.db.models import F, Q, QuerySet
 from django.utils.safestring import SafeString
@@ -25,6 +26,7 @@ from .models import (
     Release,
     RuleNumber,
     RuleVersion,
+    VocabularyTerm,
 )
 from .models.versioning import valid_on
 from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
@@ -59,20 +61,22 @@ class Releases:
 
     @classmethod
     def load(cls) -> Releases:
-        return cls(list(Release.objects.order_by("effective_date")))
+        # The introduction and credits are long texts no page of the list shows.
+        return cls(
+            list(Release.objects.defer("introduction", "credits").order_by("effective_date"))
+        )
 
     @property
     def current(self) -> Release | None:
         return self.all[-1] if self.all else None
 
     def in_force(self, date: dt.date) -> Release | None:
-        found = None
-        for r in self.all:
-            if r.effective_date <= date:
-                found = r
-            else:
-                break
-        return found
+        i = bisect.bisect_right(self._dates, date)
+        return self.all[i - 1] if i else None
+
+    @cached_property
+    def _dates(self) -> list[dt.date]:
+        return [r.effective_date for r in self.all]
 
     def previous(self, release: Release) -> Release | None:
         i = self.all.index(release)
@@ -91,6 +95,7 @@ class Entry:
     html: SafeString | str = ""
     examples: list[SafeString | str] = field(default_factory=list)
     url: str = ""
+    french: VocabularyTerm | None = None  # a keyword rule's French name, where known
 
     @property
     def anchor(self) -> str:
@@ -135,6 +140,16 @@ def _entries(qs: QuerySet[RuleVersion]) -> list[Entry]:
 def _numbered_as_of(date: dt.date, where: Q) -> QuerySet[RuleVersion]:
     """Versions valid on `date` whose lineage's number valid on `date` satisfies `where`."""
     return RuleVersion.objects.filter(valid_on(date) & valid_on(date, "lineage__numbers__") & where)
+
+
+def attach_french(entries: Iterable[Entry]) -> None:
+    """Give keyword rules their French name from the EN↔FR vocabulary (one query): no French
+    CR exists, so the name mined from bilingual cards is what a French reader can go by."""
+    entries = list(entries)
+    terms = VocabularyTerm.objects.filter(lineage_id__in={e.lineage_id for e in entries})
+    by_lineage = {t.lineage_id: t for t in terms.order_by("kind")}
+    for e in entries:
+        e.french = by_lineage.get(e.lineage_id)
 
 
 def rule_version(number: str, date: dt.date) -> RuleVersion | None:
@@ -313,6 +328,7 @@ class Term:
     slug: str
     version: GlossaryVersion
     html: SafeString | str = ""
+    french: VocabularyTerm | None = None
 
     @property
     def headword(self) -> str:
@@ -334,6 +350,10 @@ def glossary(date: dt.date, url_for: UrlFor, slug: str | None = None) -> list[Te
     resolve = resolver([s for g in spans.values() for s in g], date, url_for)
     for t in terms:
         t.html = render_text(t.version.text_en, spans[t.version.pk], resolve)
+    french = VocabularyTerm.objects.filter(glossary_term_id__in={t.version.term_id for t in terms})
+    by_term = {v.glossary_term_id: v for v in french.order_by("kind")}
+    for t in terms:
+        t.french = by_term.get(t.version.term_id)
     return terms
 
 

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import reading
+from . import hooks, reading
 from .crtext.numbers import is_number, kind_of
 from .history import release_diff, render_item_diffs, rule_history, term_history
 from .models import GlossaryTerm, Release
@@ -147,6 +147,7 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     reading.render_entries(
         entries, page.date, page.rule_url, reading.glossary_linker(page.release, page.term_url)
     )
+    reading.attach_french(entries)
     headings = reading.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
@@ -166,6 +167,11 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             previous_url=page.rule_url(previous) if previous else None,
             following_url=page.rule_url(following) if following else None,
             switcher=page.switcher(main.lineage_id, number),
+            panels=hooks.rule_panels(
+                hooks.RulePage(
+                    request, main.lineage_id, number, page.release, page.is_current, page.releases
+                )
+            ),
             pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
             current_url=reverse("kb:current_rule", args=[number]),
         ),

@@ -16,6 +16,7 @@ from django.utils.text import slugify
 from kb.crtext.model import Document, Entry, GlossaryEntry, term_key
 from kb.crtext.numbers import chapter_of, sort_key
 from kb.crtext.typography import digest
+from kb.dbutil import chunks, insert_rows
 from kb.models import (
     Example,
     GlossaryTerm,
@@ -29,7 +30,7 @@ from kb.models.versioning import valid_on
 
 from .analysis import analyse, hashes
 from .matching import Item, match_glossary, match_rules
-from .timeline import Cell, Family, Slot, Table, chunks, insert_rows, refresh_intervals
+from .timeline import Cell, Family, Slot, Table, refresh_intervals
 
 
 def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:

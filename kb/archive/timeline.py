@@ -17,21 +17,15 @@ differences with what the database holds.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, models
+from django.db import models
+
+from kb.dbutil import chunks, insert_returning, update_rows
 
 from .matching import Item
-
-_CHUNK = 900  # stay under SQLite's bound-parameter limit
-
-
-def chunks(ids: Sequence[Any], size: int = _CHUNK) -> list[list[Any]]:
-    ids = list(ids)
-    return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
 @dataclass(slots=True)
@@ -299,63 +293,8 @@ def _set_keys(lineage_model: type[models.Model], rekey: dict[int, str]) -> None:
         current.update(lineage_model.objects.filter(id__in=chunk).values_list("id", "key"))
     changed = {lid: key for lid, key in rekey.items() if current.get(lid) != key}
     if changed:
-        _execute_updates(lineage_model, ["key"], [(f"~{lid}", lid) for lid in changed])
-        _execute_updates(lineage_model, ["key"], [(key, lid) for lid, key in changed.items()])
-
-
-def _adapt(value: Any) -> Any:
-    if isinstance(value, dt.date):
-        return connection.ops.adapt_datefield_value(value)
-    if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
-    return value
-
-
-def _insert_sql(model: type[models.Model], fields: list[str], n_rows: int) -> str:
-    qn = connection.ops.quote_name
-    columns = ", ".join(qn(model._meta.get_field(f).column) for f in fields)
-    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    return f"INSERT INTO {qn(model._meta.db_table)} ({columns}) VALUES " + ", ".join([one] * n_rows)
-
-
-def insert_rows(model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """INSERT many plain rows (no ids needed back) without building model instances."""
-    if rows:
-        with connection.cursor() as cursor:
-            cursor.executemany(_insert_sql(model, fields, 1), [tuple(map(_adapt, r)) for r in rows])
-
-
-def insert_returning(
-    model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]
-) -> list[int]:
-    """INSERT rows and return their ids in order (multi-row VALUES ... RETURNING, as Django's
-    own bulk_create does on SQLite >= 3.35 and PostgreSQL), without model instances."""
-    ids: list[int] = []
-    per_batch = max(1, 900 // len(fields))
-    pk = connection.ops.quote_name(model._meta.pk.column)
-    with connection.cursor() as cursor:
-        for batch in chunks(rows, per_batch):
-            params = [_adapt(v) for row in batch for v in row]
-            cursor.execute(_insert_sql(model, fields, len(batch)) + f" RETURNING {pk}", params)
-            ids.extend(r[0] for r in cursor.fetchall())
-    return ids
-
-
-def _execute_updates(
-    model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]
-) -> None:
-    """UPDATE ... WHERE id = ? for many rows: one prepared statement, no CASE expressions."""
-    if not rows:
-        return
-    qn = connection.ops.quote_name
-    columns = [model._meta.get_field(f).column for f in fields]
-    sql = (
-        f"UPDATE {qn(model._meta.db_table)} SET "
-        + ", ".join(f"{qn(c)} = %s" for c in columns)
-        + f" WHERE {qn(model._meta.pk.column)} = %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, [tuple(map(_adapt, r)) for r in rows])
+        update_rows(lineage_model, ["key"], [(f"~{lid}", lid) for lid in changed])
+        update_rows(lineage_model, ["key"], [(key, lid) for lid, key in changed.items()])
 
 
 def _rebuild_table(
@@ -459,7 +398,7 @@ def _rebuild_table(
         creates.append((g, (*values, valid_from, valid_to, lineage_id), src, copied_from))
         touched.add(lineage_id)
 
-    _execute_updates(table.model, ["valid_from", "valid_to", table.lineage_field], updates)
+    update_rows(table.model, ["valid_from", "valid_to", table.lineage_field], updates)
     if creates:
         ids = insert_returning(
             table.model,
@@ -497,7 +436,7 @@ def _rebuild_table(
                         **{f"{table.lineage_attr}__in": chunk}, valid_from__gt=dates[m]
                     ).values_list("id", table.lineage_attr)
                 )
-            _execute_updates(
+            update_rows(
                 table.model, [table.lineage_field], [(moves[lid], rid) for rid, lid in tails]
             )
             touched |= set(moves.values())
@@ -538,4 +477,4 @@ def refresh_intervals(
             if tuple(row[-len(derived) :]) != tuple(values):
                 updates.append((*values, row[0]))
             prev = row
-    _execute_updates(model, list(derived), updates)
+    update_rows(model, list(derived), updates)

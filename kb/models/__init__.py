@@ -4,6 +4,7 @@ from .glossary import GlossaryTerm, GlossaryVersion
 from .records import Anomaly, ImportRecord
 from .releases import Release
 from .rules import Example, Lineage, Reference, RuleNumber, RuleVersion
+from .vocabulary import VocabularyTerm
 
 __all__ = [
     "Anomaly",
@@ -16,4 +17,5 @@ __all__ = [
     "Release",
     "RuleNumber",
     "RuleVersion",
+    "VocabularyTerm",
 ]

@@ -19,14 +19,32 @@ def longdate(value: dt.date | None) -> str:
     """August 7, 2026 in English, 7 août 2026 in French."""
     if value is None:
         return ""
-    fmt = "j F Y" if (get_language() or "en").startswith("fr") else "F j, Y"
-    return formats.date_format(value, fmt)
+    return _long_date(value, (get_language() or "en")[:2])
+
+
+@lru_cache(maxsize=8192)
+def _long_date(value: dt.date, lang: str) -> str:
+    """Memoised: pages with hundreds of rulings format the same few dates over and over."""
+    return formats.date_format(value, "j F Y" if lang == "fr" else "F j, Y")
 
 
 @register.filter
 def set_name(release: object) -> str:
     """The release's set name in the page's language, English where no translation exists."""
     return getattr(release, "set_name", "") or ""
+
+
+@register.filter
+def symbols(text: str) -> str:
+    """Card text with {T}, {2/W}… drawn as symbols (everything else escaped)."""
+    from kb.rendering import render_text
+
+    return render_text(text or "", [], lambda number: None)
+
+
+@register.filter
+def lookup(mapping: dict, key: object) -> object:
+    return mapping.get(key) if mapping else None
 
 
 @register.filter

@@ -1,7 +1,8 @@
 """Load what the site shows: the shared archive if present, else the demo set.
 
 Why: `make run` must work on a fresh machine with or without ../shared/data. Re-running it is
-cheap: releases already loaded with the same text are skipped.
+cheap: releases already loaded with the same text are skipped. Other apps load their part
+(cards and rulings) through `kb.hooks.register_site_data_loader`, after the rules.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+from kb import hooks
 from kb.archive.importer import Importer
 from kb.models import Release
 
@@ -43,6 +45,7 @@ class Command(BaseCommand):
                     importer.remove(date)
             self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
             self._import(rules, opts["verbosity"])
+            self._load_others(Path(opts["data_dir"]), opts["verbosity"])
             return
         self.stdout.write(
             self.style.WARNING(
@@ -51,6 +54,11 @@ class Command(BaseCommand):
             )
         )
         self._import(DEMO_DIR / "cr" / "en", opts["verbosity"])
+        self._load_others(None, opts["verbosity"])
+
+    def _load_others(self, data_dir: Path | None, verbosity: int) -> None:
+        for loader in hooks.site_data_loaders():
+            loader(data_dir, self.stdout.write, verbosity)
 
     def _import(self, folder: Path, verbosity: int) -> None:
         call_command(

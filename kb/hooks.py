@@ -1,0 +1,61 @@
+"""Extension points other apps plug into (kb never imports them).
+
+A rule page shows panels registered here: the rulings app adds "Rulings on this rule".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+
+@dataclass(frozen=True)
+class RulePage:
+    """What a panel may know about the rule page it is drawn on."""
+
+    request: HttpRequest
+    lineage_id: int
+    number: str
+    release: Any  # kb.models.Release
+    is_current: bool
+    releases: Any  # kb.reading.Releases, already loaded by the page
+
+
+@dataclass
+class Panel:
+    template: str
+    context: dict[str, Any]
+
+
+RulePanel = Callable[[RulePage], Panel | None]
+_rule_panels: list[RulePanel] = []
+
+
+def register_rule_panel(panel: RulePanel) -> RulePanel:
+    """Register a function drawing a panel on rule pages (usable as a decorator)."""
+    if panel not in _rule_panels:
+        _rule_panels.append(panel)
+    return panel
+
+
+def rule_panels(page: RulePage) -> list[Panel]:
+    return [p for p in (panel(page) for panel in _rule_panels) if p is not None]
+
+
+#: `make run` loads the rules (kb's load_site_data), then what other apps register here, with
+#: the data folder (None: the shared data is absent, load a demo set) and a writer for progress.
+SiteDataLoader = Callable[[Any, Callable[[str], None], int], None]
+_site_data_loaders: list[SiteDataLoader] = []
+
+
+def register_site_data_loader(loader: SiteDataLoader) -> SiteDataLoader:
+    if loader not in _site_data_loaders:
+        _site_data_loaders.append(loader)
+    return loader
+
+
+def site_data_loaders() -> list[SiteDataLoader]:
+    return list(_site_data_loaders)
