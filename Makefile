@@ -33,10 +33,10 @@ run: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings
 
 test-postgres: install
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings
 
 # The quick loop while working: no tests that need the full archive imported.
 test-quick: install
@@ -44,6 +44,7 @@ test-quick: install
 
 bench: install
 	$(PYTHON) -m kb.bench
+	$(PYTHON) -m rulings.bench
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

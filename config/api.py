@@ -5,6 +5,7 @@ from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
 from kb.api import router as kb_router
+from rulings.api import router as rulings_router
 
 api = NinjaAPI(
     title="MTG Comprehensive Rules knowledge base",
@@ -26,3 +27,4 @@ def bad_parameters(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 
 
 api.add_router("/v1", kb_router)
+api.add_router("/v1", rulings_router)

@@ -13,4 +13,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
 ]
-urlpatterns += i18n_patterns(path("", include("kb.urls")), prefix_default_language=True)
+urlpatterns += i18n_patterns(
+    path("", include("rulings.urls")),
+    path("", include("kb.urls")),
+    prefix_default_language=True,
+)

@@ -242,6 +242,95 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "All changes of this release"): "Toutes les modifications de cette version",
     ("", "Changes"): "Modifications",
     ("", "since previous"): "depuis la précédente",
+    # Cards, rulings and the vocabulary
+    ("", "mined from cards"): "tiré des cartes",
+    ("", "curated list"): "liste établie à la main",
+    ("", "English term"): "terme anglais",
+    ("", "French term"): "terme français",
+    (
+        "",
+        "keyword ability, keyword action, glossary, zone, step…",
+    ): "capacité mot-clé, action mot-clé, glossaire, zone, étape…",
+    (
+        "",
+        "Cards whose French text gives this term.",
+    ): "Cartes dont le texte français donne ce terme.",
+    ("", "Cards examined for the term."): "Cartes examinées pour ce terme.",
+    ("", "Checked by hand."): "Vérifié à la main.",
+    ("", "Confirm the selected links"): "Confirmer les liens sélectionnés",
+    ("", "Reject the selected links"): "Rejeter les liens sélectionnés",
+    ("", "name"): "nom",
+    ("", "type line"): "ligne de type",
+    ("", "card"): "carte",
+    ("", "date"): "date",
+    (
+        "",
+        "Absent from the last imported file that contained its card (kept).",
+    ): "Absente du dernier fichier importé contenant sa carte (conservée).",
+    ("", "cited"): "citée",
+    ("", "inferred"): "déduite",
+    ("", "confirmed"): "confirmée",
+    ("", "rejected"): "rejetée",
+    (
+        "",
+        "The release in force on the ruling's date.",
+    ): "La version en vigueur à la date de la décision.",
+    ("", "The number in that release."): "Le numéro dans cette version.",
+    (
+        "",
+        "The number today (empty if the rule is gone).",
+    ): "Le numéro aujourd’hui (vide si la règle a disparu).",
+    ("", "Cards"): "Cartes",
+    ("", "French term printed on %(n)s card of %(seen)s examined"): [
+        "Terme français imprimé sur %(n)s carte sur %(seen)s examinées",
+        "Terme français imprimé sur %(n)s cartes sur %(seen)s examinées",
+    ],
+    (
+        "",
+        "French term from the curated vocabulary",
+    ): "Terme français du vocabulaire établi à la main",
+    ("", "no longer in the source"): "absente de la source",
+    (
+        "",
+        "This ruling predates the modern Comprehensive Rules (July 11, 2009): its terms may have changed since.",
+    ): f"Cette décision est antérieure aux Règles complètes modernes (11 juillet 2009){NBSP}: ses termes ont pu changer depuis.",
+    ("", "Rules in force then:"): f"Règles en vigueur alors{NBSP}:",
+    (
+        "",
+        "Old wording: “%(phrase)s” is “%(now)s” in the rules since %(since)s.",
+    ): f"Ancienne formulation{NBSP}: «{NBSP}%(phrase)s{NBSP}» se dit «{NBSP}%(now)s{NBSP}» dans les règles depuis le %(since)s.",
+    ("", "Rules:"): f"Règles{NBSP}:",
+    ("", "then %(n)s"): "alors %(n)s",
+    (
+        "",
+        'The rules it relies on changed since: %(n)s was reworded on %(since)s (<a href="%(url)s">see the changes</a>).',
+    ): f'Les règles sur lesquelles elle repose ont changé depuis{NBSP}: %(n)s a été reformulée le %(since)s (<a href="%(url)s">voir les modifications</a>).',
+    ("", "French:"): f"Français{NBSP}:",
+    ("", "Loyalty"): "Loyauté",
+    (
+        "",
+        "No French text for this card in the data.",
+    ): "Pas de texte français pour cette carte dans les données.",
+    ("", "%(n)s ruling"): ["%(n)s décision", "%(n)s décisions"],
+    ("", "No rulings for this card."): "Aucune décision pour cette carte.",
+    (
+        "",
+        "Find a card by its English or French name",
+    ): "Trouver une carte par son nom anglais ou français",
+    ("", "Lightning Bolt, Foudre…"): "Foudre, Lightning Bolt…",
+    ("", "Suggestions"): "Suggestions",
+    ("", "%(n)s card for “%(q)s”."): [
+        f"%(n)s carte pour «{NBSP}%(q)s{NBSP}».",
+        f"%(n)s cartes pour «{NBSP}%(q)s{NBSP}».",
+    ],
+    ("", "%(n)s ruling on this rule"): [
+        "%(n)s décision sur cette règle",
+        "%(n)s décisions sur cette règle",
+    ],
+    ("", "Rulings pages"): "Pages de décisions",
+    ("", "Newer"): "Plus récentes",
+    ("", "page %(n)s of %(total)s"): "page %(n)s sur %(total)s",
+    ("", "Older"): "Plus anciennes",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

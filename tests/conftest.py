@@ -54,3 +54,27 @@ def archive(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     with django_db_blocker.unblock():
         call_command("import_rules", str(CR_EN), verbosity=0)
     return CR_EN
+
+
+CARDS = SHARED / "cards"
+DYNAMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
+
+
+@pytest.fixture(scope="session")
+def cards(archive, django_db_blocker):  # type: ignore[no-untyped-def]
+    """All shared cards and rulings (plus the demo Peregrine Dynamo), linked to the archive,
+    and the EN/FR vocabulary, imported once per session after the archive."""
+    if not (CARDS / "cards.jsonl.gz").is_file():
+        pytest.skip(NO_SHARED)
+    from rulings.vocabulary import build_vocabulary
+
+    with django_db_blocker.unblock():
+        call_command(
+            "import_cards",
+            str(CARDS / "cards.jsonl.gz"),
+            str(CARDS / "rulings.jsonl.gz"),
+            verbosity=0,
+        )
+        call_command("import_cards", str(DYNAMO), verbosity=0)
+        build_vocabulary()
+    return CARDS

@@ -29,3 +29,64 @@
     }
   });
 })();
+// Card-name suggestions: an ARIA combobox over /api/v1/cards/autocomplete (the form works
+// without it). Picking a suggestion opens the card's page in the page's language.
+(function () {
+  "use strict";
+  var input = document.querySelector("input[data-autocomplete]");
+  if (!input || !window.fetch) return;
+  var list = document.getElementById(input.getAttribute("aria-controls"));
+  var cardUrl = input.getAttribute("data-card-url");
+  var timer = null, active = -1, serial = 0;
+
+  function options() { return list.querySelectorAll("[role=option]"); }
+  function close() {
+    list.hidden = true; list.textContent = ""; active = -1;
+    input.setAttribute("aria-expanded", "false"); input.removeAttribute("aria-activedescendant");
+  }
+  function highlight(i) {
+    var opts = options();
+    if (!opts.length) return;
+    active = (i + opts.length) % opts.length;
+    opts.forEach(function (o, k) { o.setAttribute("aria-selected", k === active ? "true" : "false"); });
+    input.setAttribute("aria-activedescendant", opts[active].id);
+  }
+  function open(option) { window.location.href = option.getAttribute("data-url"); }
+  function show(names) {
+    list.textContent = "";
+    names.forEach(function (n, k) {
+      var li = document.createElement("li");
+      li.id = "card-option-" + k;
+      li.setAttribute("role", "option");
+      li.setAttribute("aria-selected", "false");
+      li.setAttribute("data-url", cardUrl.replace("__slug__", n.card));
+      li.setAttribute("lang", n.lang);
+      li.textContent = n.name === n.name_en ? n.name : n.name + " — " + n.name_en;
+      li.addEventListener("mousedown", function (e) { e.preventDefault(); open(li); });
+      list.appendChild(li);
+    });
+    list.hidden = !names.length;
+    input.setAttribute("aria-expanded", names.length ? "true" : "false");
+    active = -1;
+  }
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    var q = input.value.trim();
+    if (q.length < 2) { close(); return; }
+    timer = setTimeout(function () {
+      var mine = ++serial;
+      fetch(input.getAttribute("data-autocomplete") + "?q=" + encodeURIComponent(q))
+        .then(function (r) { return r.ok ? r.json() : []; })
+        .then(function (names) { if (mine === serial) show(names); })
+        .catch(function () { /* suggestions are optional */ });
+    }, 120);
+  });
+  input.addEventListener("keydown", function (e) {
+    if (list.hidden) return;
+    if (e.key === "ArrowDown") { e.preventDefault(); highlight(active + 1); }
+    else if (e.key === "ArrowUp") { e.preventDefault(); highlight(active - 1); }
+    else if (e.key === "Escape") { close(); }
+    else if (e.key === "Enter" && active >= 0) { e.preventDefault(); open(options()[active]); }
+  });
+  input.addEventListener("blur", function () { setTimeout(close, 150); });
+})();

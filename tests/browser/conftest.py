@@ -45,7 +45,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server_url(archive, django_db_blocker) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def server_url(archive, cards, django_db_blocker) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A server process on the prepared test database (SQLite file)."""
     with django_db_blocker.unblock():
         if connection.vendor != "sqlite":

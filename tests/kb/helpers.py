@@ -58,8 +58,11 @@ def table_dump() -> dict[str, list[tuple]]:
 def clear_archive() -> None:
     """Empty every archive table, within the test's transaction (rolled back afterwards).
 
-    Plain DELETEs in dependency order: the session's full archive may be loaded.
+    Plain DELETEs in dependency order: the session's full archive may be loaded, and other
+    apps' rows pointing at it (ruling links, vocabulary) go first.
     """
     with connection.cursor() as cursor:
+        for table in ("rulings_rulinglink", "kb_vocabularyterm"):
+            cursor.execute(f"DELETE FROM {connection.ops.quote_name(table)}")
         for model in reversed(MODELS):
             cursor.execute(f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)}")

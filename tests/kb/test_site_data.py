@@ -25,6 +25,12 @@ def test_without_the_shared_data_the_demo_set_is_loaded_and_said(tmp_path: Path)
     assert "not found: loading the demo set" in out
     assert Release.objects.count() == 10
     assert "10 imported" in out
+    # Cards too: the demo card built from seed 001, its rulings linked to the demo's rule 602.
+    from rulings.models import Ruling
+
+    rulings = Ruling.objects.filter(card__name_en="The Peregrine Dynamo")
+    assert rulings.count() == 11
+    assert rulings.filter(links__current_number="602").exists()
     assert "10 unchanged" in run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
 
 

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class RulingsConfig(AppConfig):
+    name = "rulings"
+    verbose_name = "Cards and rulings"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import hooks, signals  # noqa: F401 - register with kb

@@ -1,0 +1,154 @@
+"""Benchmarks of cards and rulings on the full shared data: `make bench` runs it after kb's.
+
+Why a script: timings are figures for the issue notes, not pass/fail tests. It builds its own
+throwaway SQLite database (rules archive, then cards), like kb.bench.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kb.bench import _p95, _setup
+
+
+def main() -> int:
+    if "--pages" in sys.argv:
+        _setup(os.environ["KB_VAR_DIR"])
+        return pages()
+    with tempfile.TemporaryDirectory(prefix="rulings-bench-") as var_dir:
+        _setup(var_dir)
+        return run(Path(var_dir))
+
+
+def figure(name: str, value: str) -> None:
+    print(f"{name:<52} {value}", flush=True)
+
+
+def run(var_dir: Path) -> int:
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    from rulings.card_queries import top5_accuracy
+    from rulings.evaluation import evaluate
+    from rulings.importing import import_cards
+    from rulings.linking import link_rulings
+    from rulings.vocabulary import build_vocabulary
+
+    data = Path(settings.KB_DATA_DIR)
+    cards, rulings = data / "cards" / "cards.jsonl.gz", data / "cards" / "rulings.jsonl.gz"
+    if not cards.is_file():
+        print(f"no shared cards at {cards}: nothing to measure", file=sys.stderr)
+        return 1
+    call_command("migrate", verbosity=0)
+    call_command("import_rules", str(data / "cr" / "en"), verbosity=0)
+
+    t = time.perf_counter()
+    result = import_cards(str(cards), str(rulings))
+    figure("import all cards and rulings (no linking)", f"{time.perf_counter() - t:.1f} s")
+    figure("cards, rulings", f"{result.cards_created:,}, {result.rulings_created:,}")
+    t = time.perf_counter()
+    linked = link_rulings()
+    figure(f"link all {linked:,} rulings to rules", f"{time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    import_cards(str(cards), str(rulings))
+    figure("re-import all cards and rulings (unchanged)", f"{time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    report = build_vocabulary()
+    figure("build the EN/FR vocabulary", f"{time.perf_counter() - t:.1f} s")
+    for line in report.lines()[:2]:
+        figure("  " + line.split(":")[0], line.split(":")[1].strip())
+    here = Path(settings.BASE_DIR) / "tests" / "rulings"
+    scores = evaluate(here / "linking_sample.jsonl")
+    figure(
+        "linker on the labelled sample (P / R / median)",
+        f"{scores.precision:.3f} / {scores.recall:.3f} / {scores.median_links:g}"
+        f" ({scores.rulings} rulings)",
+    )
+    accuracy, _misses = top5_accuracy(here / "card_queries.jsonl")
+    figure("card queries: right card in the top 5", f"{accuracy:.0%} of 40")
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    out = subprocess.run(
+        [sys.executable, "-m", "rulings.bench", "--pages"],
+        env={**os.environ, "KB_VAR_DIR": str(var_dir)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    print(out, end="")
+    return 0
+
+
+def _timed(client, urls: list[str], warm: int = 10) -> float:  # type: ignore[no-untyped-def]
+    for url in urls[:warm]:
+        client.get(url)
+    samples = []
+    for url in urls:
+        t = time.perf_counter()
+        response = client.get(url)
+        samples.append(time.perf_counter() - t)
+        assert response.status_code == 200, (url, response.status_code)
+    return _p95(samples) * 1000
+
+
+def _queries(client, url: str) -> int:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        client.get(url)
+    return len(ctx.captured_queries)
+
+
+def pages() -> int:
+    """Autocomplete, card and rule pages in a fresh process (like a web worker's)."""
+    from django.db import transaction
+    from django.test import Client
+
+    from rulings.linking import link_rulings
+    from rulings.models import Card, Ruling, RulingLink
+
+    rng = random.Random(3)
+    client = Client()
+    names = list(Card.objects.values_list("name_en", flat=True))
+    queries = []
+    for name in rng.sample(names, 300):
+        word = name[: rng.randint(3, max(3, len(name)))]
+        if rng.random() < 0.3 and len(word) > 4:  # a typo: two letters swapped
+            i = rng.randrange(len(word) - 1)
+            word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+        queries.append(word)
+    urls = [f"/api/v1/cards/autocomplete?q={q}" for q in queries]
+    figure("autocomplete p95 (300 prefixes, 30 % with typos)", f"{_timed(client, urls):.1f} ms")
+
+    with transaction.atomic():  # a card with 200 rulings, rolled back afterwards
+        texts = list(Ruling.objects.order_by("?").values_list("date", "text")[:200])
+        card = Card.objects.create(key="bench-card", slug="bench-card", name="Bench Card")
+        made = Ruling.objects.bulk_create(
+            [Ruling(card=card, date=d, text=t, text_hash=f"b{i}") for i, (d, t) in enumerate(texts)]
+        )
+        link_rulings([r.pk for r in made])
+        url = "/en/cards/bench-card/"
+        figure("card page with 200 rulings p95", f"{_timed(client, [url] * 30):.1f} ms")
+        figure("  its queries", str(_queries(client, url)))
+        transaction.set_rollback(True)
+    small = "/en/cards/acorn-catapult/"
+    figure("card page with 2 rulings, queries", str(_queries(client, small)))
+    for number in ("608.2b", "603"):
+        url = f"/en/current/rules/{number}/"
+        count = RulingLink.objects.filter(current_number=number).count()
+        p95 = _timed(client, [url] * 30)
+        figure(f"rule page {number} ({count:,} rulings) p95", f"{p95:.1f} ms")
+        figure("  its queries", str(_queries(client, url)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+"""Measure the card-name search against the frozen queries in tests/rulings/card_queries.jsonl."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .models import Card
+from .names import search_cards
+
+
+def top5_accuracy(path: Path) -> tuple[float, list[tuple[str, str, list[str]]]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    ids = dict(
+        Card.objects.filter(name_en__in=[r["expected"] for r in rows]).values_list("name_en", "id")
+    )
+    misses = []
+    hits = 0
+    for row in rows:
+        results = search_cards(row["query"], limit=5)
+        if ids.get(row["expected"]) in {m.card_id for m in results}:
+            hits += 1
+        else:
+            misses.append((row["query"], row["expected"], [m.name for m in results]))
+    return hits / len(rows), misses

@@ -1,0 +1,77 @@
+"""Score the ruling linker against a hand-labelled sample (tests/rulings/linking_sample.jsonl).
+
+Scored at rule level for keyword abilities and actions (702.19, 701.5) and chapter level
+elsewhere (603, 608): that is the granularity the labels were written at.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .linking import Linker, scoring_key
+from .models import Card
+
+
+@dataclass
+class Scores:
+    precision: float
+    recall: float
+    median_links: float
+    rulings: int
+    true_positives: int
+    predicted: int
+    expected: int
+    misses: list[dict] = field(default_factory=list)
+
+
+def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
+    linker = linker or Linker()
+    rows = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines() if line]
+    cards = {
+        (str(c.oracle_id) if c.oracle_id else c.name_en): c
+        for c in Card.objects.filter(name_en__in=[r["card_name"] for r in rows]).prefetch_related(
+            "faces"
+        )
+    }
+    tp = predicted = expected = 0
+    counts = []
+    misses = []
+    for row in rows:
+        card = cards.get(row["oracle_id"] or row["card_name"])
+        names = [row["card_name"], *row["card_name"].split(" // ")]
+        keywords: list[str] = []
+        if card is not None:
+            names += [card.name_fr or "", *(f.name for f in card.faces.all())]
+            keywords = card.keywords
+        found = linker.find(row["text"], dt.date.fromisoformat(row["date"]), names, keywords)
+        got = {scoring_key(linker.number_at(f.lineage_id, linker.current)) for f in found}
+        got.discard("")
+        want = set(row["labels"])
+        tp += len(got & want)
+        predicted += len(got)
+        expected += len(want)
+        counts.append(len(found))
+        if got != want:
+            misses.append(
+                {
+                    "n": row["n"],
+                    "got": sorted(got),
+                    "want": sorted(want),
+                    "evidence": [f.evidence for f in found],
+                    "text": row["text"],
+                }
+            )
+    return Scores(
+        precision=tp / predicted if predicted else 1.0,
+        recall=tp / expected if expected else 1.0,
+        median_links=statistics.median(counts) if counts else 0,
+        rulings=len(rows),
+        true_positives=tp,
+        predicted=predicted,
+        expected=expected,
+        misses=misses,
+    )

@@ -1,0 +1,74 @@
+"""What rulings plugs into kb: a "Rulings on this rule" panel on every rule page, and the
+cards `make run` loads after the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+
+from kb.hooks import Panel, RulePage, register_rule_panel, register_site_data_loader
+from kb.models import VocabularyTerm
+
+from .context import ruling_views
+from .rendering import rulings_html
+from .selectors import rulings_on
+
+PER_PAGE = 20
+
+
+@register_rule_panel
+def rulings_on_this_rule(page: RulePage) -> Panel | None:
+    """Rulings linked to the rule's lineage, newest first, paginated (constant queries)."""
+    current, rulings = rulings_on(page.lineage_id, page.request.GET.get("rulings", "1"), PER_PAGE)
+    if current.paginator.count == 0:
+        return None
+    views = ruling_views(rulings, page.releases)
+    html = rulings_html(views, show_card=True)
+    return Panel(
+        "rulings/rule_panel.html",
+        {"page": current, "rulings": html, "count": current.paginator.count, "number": page.number},
+    )
+
+
+DEMO_CARDS = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
+
+
+@register_site_data_loader
+def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: int) -> None:
+    """Cards and rulings for `make run`: the shared files, plus the demo card (The Peregrine
+    Dynamo, from the seed documents, which the shared data lacks); then the vocabulary."""
+    from .importing import import_cards
+    from .linking import link_rulings
+    from .vocabulary import build_vocabulary
+
+    sources: list[tuple[str, str | None]] = []
+    cards = data_dir / "cards" / "cards.jsonl.gz" if data_dir else None
+    if cards is not None and cards.is_file():
+        rulings = cards.with_name("rulings.jsonl.gz")
+        sources.append((str(cards), str(rulings) if rulings.is_file() else None))
+    elif data_dir is not None:
+        write(f"{cards} not found: only the demo card is loaded.")
+    sources.append((str(DEMO_CARDS), None))
+    changed = False
+    for cards_file, rulings_file in sources:
+        write(f"Importing cards from {cards_file} …")
+
+        def link(result):  # type: ignore[no-untyped-def]
+            ids = result.to_link()
+            if ids is None or ids:
+                link_rulings(ids)
+
+        result = import_cards(cards_file, rulings_file, after=link)
+        changed = changed or result.changed()
+        if verbosity >= 1:
+            write(
+                f"  cards: {result.cards_created} created, {result.cards_updated} updated, "
+                f"{result.cards_unchanged} unchanged; rulings: {result.rulings_created} created"
+            )
+    if changed or not VocabularyTerm.objects.exists():
+        write("Building the English/French vocabulary …")
+        for line in build_vocabulary().lines():
+            if verbosity >= 1:
+                write(f"  {line}")

@@ -1,0 +1,351 @@
+"""Import cards and rulings: atomic, idempotent, never deleting a ruling.
+
+Sources give rulings no id, so a ruling is its card, date and text. Same card and date with a
+close text is the same ruling reworded: it is updated in place and keeps its confirmed or
+rejected links. A ruling missing from a file, for a card the file contains, is kept and marked
+missing; cards absent from the file are not touched (operators import several files).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from kb.crtext.typography import digest
+from kb.dbutil import update_rows
+
+from .models import Card, CardFace, Ruling
+from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record
+from .sources import read_records
+
+#: Two texts of one card and date at least this similar are one ruling reworded.
+REWORDED = 0.6
+MAX_REPORTED = 50
+
+
+class CardImportRefused(Exception):
+    """Malformed records: nothing was imported (use --skip-invalid to import the rest)."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        shown = "\n".join(errors[:MAX_REPORTED])
+        more = f"\n… and {len(errors) - MAX_REPORTED} more" if len(errors) > MAX_REPORTED else ""
+        super().__init__(f"{len(errors)} malformed record(s), nothing imported:\n{shown}{more}")
+
+
+@dataclass
+class CardImportResult:
+    cards_created: int = 0
+    cards_updated: int = 0
+    cards_unchanged: int = 0
+    rulings_created: int = 0
+    rulings_reworded: int = 0
+    rulings_missing: int = 0
+    rulings_restored: int = 0
+    rulings_unchanged: int = 0
+    rulings_ignored: int = 0  # for cards not in the cards file
+    skipped: list[str] = field(default_factory=list)
+    touched_rulings: list[int] = field(default_factory=list)  # created or reworded
+    changed_cards: list[int] = field(default_factory=list)  # created or updated
+
+    def to_link(self) -> list[int] | None:
+        """The rulings whose links may have changed (None: so many that all are relinked)."""
+        if len(self.changed_cards) > 2000 or len(self.touched_rulings) > 5000:
+            return None
+        ids = set(self.touched_rulings)
+        ids.update(
+            Ruling.objects.filter(card_id__in=self.changed_cards).values_list("id", flat=True)
+        )
+        return sorted(ids)
+
+    def changed(self) -> bool:
+        return bool(
+            self.cards_created
+            or self.cards_updated
+            or self.rulings_created
+            or self.rulings_reworded
+            or self.rulings_missing
+            or self.rulings_restored
+        )
+
+
+Progress = Callable[[int], None]
+
+
+def read_files(
+    cards_name: str, rulings_name: str | None, progress: Progress | None = None
+) -> tuple[list[CardRecord], list[RulingRecord] | None, list[str]]:
+    """Validate every record of the files; return cards, rulings (None: embedded) and errors."""
+    cards: list[CardRecord] = []
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    for where, obj in read_records(cards_name):
+        try:
+            card = card_record(obj, f"{cards_name}, {where}")
+        except RecordError as exc:
+            errors.append(str(exc))
+            continue
+        if card.key in seen:
+            errors.append(f"{cards_name}, {where}: the same card as {seen[card.key]} ({card.name})")
+            continue
+        seen[card.key] = where
+        cards.append(card)
+        if progress:
+            progress(1)
+    rulings = None
+    if rulings_name:
+        rulings = []
+        for where, obj in read_records(rulings_name):
+            try:
+                rulings.append(ruling_record(obj, f"{rulings_name}, {where}"))
+            except RecordError as exc:
+                errors.append(str(exc))
+            if progress:
+                progress(1)
+    return cards, rulings, errors
+
+
+def import_cards(
+    cards_name: str,
+    rulings_name: str | None = None,
+    *,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    after: Callable[[CardImportResult], None] | None = None,
+) -> CardImportResult:
+    """Read, validate, then store in one transaction (`after` runs inside it: linking)."""
+    cards, rulings, errors = read_files(cards_name, rulings_name, progress)
+    if rulings is None:
+        rulings = [r for c in cards for r in c.rulings]
+    with transaction.atomic():
+        result = CardImportResult()
+        by_key = _store_cards(cards, result)
+        card_of, result.rulings_ignored, unknown = _assign_rulings(rulings, cards, by_key)
+        errors.extend(f"{r.where}: no card “{r.card_name or r.oracle_id}”" for r in unknown)
+        if errors and not skip_invalid:
+            raise CardImportRefused(errors)
+        result.skipped = errors
+        _store_rulings(card_of, {by_key[c.key] for c in cards}, result)
+        if after is not None:
+            after(result)
+    return result
+
+
+def _card_fields(c: CardRecord) -> dict[str, object]:
+    fr = c.fr or {}
+    return {
+        "oracle_id": c.oracle_id,
+        "name": c.name,
+        "name_en": c.name,
+        "name_fr": fr.get("name") or "",
+        "layout": c.layout,
+        "mana_cost": c.mana_cost,
+        "type_line_en": c.type_line,
+        "type_line_fr": fr.get("type_line") or "",
+        "text_en": c.text,
+        "text_fr": fr.get("text") or "",
+        "power": c.power,
+        "toughness": c.toughness,
+        "loyalty": c.loyalty,
+        "defense": c.defense,
+        "mana_value": c.mana_value,
+        "colors": c.colors,
+        "keywords": c.keywords,
+        "printings": c.printings,
+        "fr_face_name": fr.get("face_name") or "",
+        "data_source": c.data_source,
+    }
+
+
+def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str, int]:
+    fields = list(_card_fields(cards[0])) if cards else []
+    existing = (
+        {
+            card.key: card
+            for card in Card.objects.filter(key__in=[c.key for c in cards]).only(
+                "id", "key", "slug", *fields
+            )
+        }
+        if len(cards) < 900
+        else {card.key: card for card in Card.objects.only("id", "key", "slug", *fields)}
+    )
+    taken = set(Card.objects.values_list("slug", flat=True))
+    now = timezone.now()
+    creates: list[Card] = []
+    updates: list[tuple[object, ...]] = []
+    update_fields: list[list[str]] = []
+    face_cards: list[CardRecord] = []
+    for c in cards:
+        values = _card_fields(c)
+        if c.fr is None:  # sources without French (Scryfall) keep what MTGJSON gave
+            for key in ("name_fr", "type_line_fr", "text_fr", "fr_face_name"):
+                values.pop(key)
+        old = existing.get(c.key)
+        if old is None:
+            slug = _slug(c.name, c.key, taken)
+            creates.append(Card(key=c.key, slug=slug, **values))
+            face_cards.append(c)
+        elif any(_stored(old, k) != v for k, v in values.items()):
+            updates.append((*values.values(), now, old.id))
+            update_fields.append([*values, "updated_at"])
+            face_cards.append(c)
+        else:
+            result.cards_unchanged += 1
+    Card.objects.bulk_create(creates, batch_size=500)
+    for names in {tuple(f) for f in update_fields}:  # cards with and without French
+        update_rows(
+            Card,
+            list(names),
+            [u for u, f in zip(updates, update_fields, strict=True) if tuple(f) == names],
+        )
+    result.cards_created, result.cards_updated = len(creates), len(updates)
+    ids = (
+        dict(Card.objects.filter(key__in=[c.key for c in face_cards]).values_list("key", "id"))
+        if len(face_cards) < 900
+        else dict(Card.objects.values_list("key", "id"))
+    )
+    if face_cards:
+        CardFace.objects.filter(
+            card_id__in=[ids[c.key] for c in face_cards if c.key in ids]
+        ).delete()
+        CardFace.objects.bulk_create(
+            [
+                CardFace(card_id=ids[c.key], position=i, **face)
+                for c in face_cards
+                for i, face in enumerate(c.faces)
+            ],
+            batch_size=1000,
+        )
+    result.changed_cards = [ids[c.key] for c in face_cards if c.key in ids]
+    by_key = {k: card.id for k, card in existing.items()}
+    by_key.update(ids)
+    return by_key
+
+
+def _stored(card: Card, field: str) -> object:
+    """A stored value in the form records use (Oracle ids as dashed text)."""
+    value = getattr(card, field)
+    return str(value) if field == "oracle_id" and value is not None else value
+
+
+def _slug(name: str, key: str, taken: set[str]) -> str:
+    slug = slugify(name)[:180] or "card"
+    if slug in taken:
+        slug = f"{slug}-{digest((key,))[:6]}"
+    taken.add(slug)
+    return slug
+
+
+def _assign_rulings(
+    rulings: Iterable[RulingRecord], cards: list[CardRecord], by_key: dict[str, int]
+) -> tuple[dict[int, list[RulingRecord]], int, list[RulingRecord]]:
+    """Which card each ruling is about: by Oracle id, else by English name. Rulings of cards
+    that are loaded but not in this file are counted, not touched; others are unknown."""
+    by_oracle = {c.oracle_id: by_key[c.key] for c in cards if c.oracle_id and c.key in by_key}
+    by_name = {c.name: by_key[c.key] for c in cards if c.key in by_key}
+    card_of: dict[int, list[RulingRecord]] = defaultdict(list)
+    unknown = []
+    ignored = 0
+    db_cards: dict[str, int] | None = None
+    for r in rulings:
+        cid = by_oracle.get(r.oracle_id) if r.oracle_id else by_name.get(r.card_name)
+        if cid is None:
+            if db_cards is None:
+                db_cards = dict(Card.objects.values_list("name_en", "id"))
+                db_cards.update(
+                    {
+                        str(o): i
+                        for o, i in Card.objects.exclude(oracle_id=None).values_list(
+                            "oracle_id", "id"
+                        )
+                    }
+                )
+            known = db_cards.get(r.oracle_id or "") or db_cards.get(r.card_name)
+            if known is None:
+                unknown.append(r)
+            else:
+                ignored += 1
+            continue
+        card_of[cid].append(r)
+    return card_of, ignored, unknown
+
+
+def _store_rulings(
+    card_of: dict[int, list[RulingRecord]], file_cards: set[int], result: CardImportResult
+) -> None:
+    existing: dict[int, list[Ruling]] = defaultdict(list)
+    for ruling in (
+        Ruling.objects.filter(card_id__in=file_cards).only(
+            "id", "card_id", "date", "text", "text_hash", "missing"
+        )
+        if len(file_cards) < 900
+        else Ruling.objects.only("id", "card_id", "date", "text", "text_hash", "missing")
+    ):
+        if ruling.card_id in file_cards:
+            existing[ruling.card_id].append(ruling)
+    creates: list[Ruling] = []
+    updates: list[Ruling] = []
+    touched: list[Ruling] = []
+    for card_id in file_cards:
+        records = {(r.date, r.text_hash): r for r in card_of.get(card_id, [])}
+        olds = existing.get(card_id, [])
+        matched: set[int] = set()
+        unmatched_records = []
+        for key, record in records.items():
+            old = next(
+                (o for o in olds if (o.date, o.text_hash) == key and o.id not in matched), None
+            )
+            if old is None:
+                unmatched_records.append(record)
+                continue
+            matched.add(old.id)
+            if old.missing:
+                old.missing = False
+                updates.append(old)
+                result.rulings_restored += 1
+            else:
+                result.rulings_unchanged += 1
+        for record in unmatched_records:
+            old = _reworded(record, [o for o in olds if o.id not in matched])
+            if old is not None:
+                matched.add(old.id)
+                old.text, old.text_hash, old.missing = record.text, record.text_hash, False
+                updates.append(old)
+                touched.append(old)
+                result.rulings_reworded += 1
+            else:
+                creates.append(
+                    Ruling(
+                        card_id=card_id,
+                        date=record.date,
+                        text=record.text,
+                        text_hash=record.text_hash,
+                    )
+                )
+        for old in olds:
+            if old.id not in matched and not old.missing:
+                old.missing = True
+                updates.append(old)
+                result.rulings_missing += 1
+    made = Ruling.objects.bulk_create(creates, batch_size=1000)
+    Ruling.objects.bulk_update(updates, ["text", "text_hash", "missing"], batch_size=500)
+    result.rulings_created = len(made)
+    result.touched_rulings = [r.id for r in made] + [r.id for r in touched]
+
+
+def _reworded(record: RulingRecord, candidates: list[Ruling]) -> Ruling | None:
+    best, best_score = None, REWORDED
+    words = record.text.split()
+    for old in candidates:
+        if old.date != record.date:
+            continue
+        score = SequenceMatcher(None, old.text.split(), words, autojunk=False).ratio()
+        if score >= best_score:
+            best, best_score = old, score
+    return best

@@ -1,0 +1,483 @@
+"""Link rulings to the rules they lean on.
+
+Rulings almost never cite numbers; they speak in rules terms. Three sources of links, in order
+of trust: explicit citations ("rule 702.19c", always linked); keyword abilities and actions,
+named as the CR names them (701.x / 702.x titles), trusted when distinctive or when they are the
+card's own keyword (an everyday verb like "destroy" counts only then); and a curated list of rules
+concepts (fixtures/vocabulary/ruling_terms.csv). Every link points at a rule's lineage and keeps
+its evidence and the numbers it had in the release in force on the ruling's date and today.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from kb.crtext.numbers import kind_of, parent_of
+from kb.crtext.references import find_references
+from kb.dbutil import chunks, insert_rows, update_rows
+from kb.models import Release, RuleNumber, RuleVersion
+from kb.models.versioning import valid_on
+
+from .models import Card, CardFace, LinkKind, Ruling, RulingLink
+
+TERMS_FILE = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "ruling_terms.csv"
+#: Links kept per ruling (the most trusted first), of which curated rules concepts at most
+#: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.
+MAX_LINKS = 3
+MAX_CONCEPTS = 2
+#: Keyword actions that are everyday verbs: linked only when the card has the keyword.
+EVERYDAY = {
+    "activate",
+    "attach",
+    "cast",
+    "counter",
+    "create",
+    "destroy",
+    "discard",
+    "double",
+    "triple",
+    "exchange",
+    "exile",
+    "fight",
+    "play",
+    "reveal",
+    "sacrifice",
+    "search",
+    "shuffle",
+    "tap and untap",
+    "transform",
+    "vote",
+    "learn",
+    "heal",
+    "blight",
+    "suspect",
+    "recruit",
+    "behold",
+    "convert",
+    "support",
+    "adapt",
+    "endure",
+    "harness",
+    "forage",
+    "discover",
+}
+#: Keywords every card of a type has: never the subject of a ruling by default.
+STRUCTURAL = {"enchant", "equip"}
+#: The modern Comprehensive Rules start here; older rulings predate them.
+MODERN_CR = dt.date(2009, 7, 11)
+
+
+@dataclass(frozen=True)
+class Found:
+    lineage_id: int
+    evidence: str
+    kind: str  # cited or inferred
+    trust: int  # lower is more trusted
+
+
+@dataclass
+class _Term:
+    pattern: re.Pattern[str]
+    lineage_id: int
+    trust: int
+    keyword: str = ""  # the keyword's name, for keyword terms
+    ability: bool = False  # a keyword ability (702), not an action
+    unless: frozenset[int] = frozenset()  # lineages that make this term redundant
+
+
+_NONE = _Term(re.compile("$^"), 0, 9)
+
+
+def _word(token: str) -> str:
+    """A token as keyword forms are written: casefolded, possessive dropped ("rebound's")."""
+    token = token.casefold()
+    return token[:-2] if token.endswith(("'s", "’s")) else token
+
+
+#: Words of keyword names as rulings write them ("start your engines!", "∞").
+_WORD_RE = re.compile(r"[\w’'∞]+(?:-[\w’']+)*!?")
+
+
+class Numbers:
+    """Every number every lineage held, in memory: which number a rule had on any date."""
+
+    def __init__(self) -> None:
+        self.releases = list(Release.objects.order_by("effective_date"))
+        self.current = self.releases[-1].effective_date if self.releases else dt.date.today()
+        self.spans: dict[int, list[tuple[dt.date, dt.date | None, str]]] = defaultdict(list)
+        self.by_number: dict[str, list[tuple[dt.date, dt.date | None, int]]] = defaultdict(list)
+        for lid, number, start, end in RuleNumber.objects.values_list(
+            "lineage_id", "number", "valid_from", "valid_to"
+        ):
+            self.spans[lid].append((start, end, number))
+            self.by_number[number].append((start, end, lid))
+
+    def lineage_now(self, number: str) -> int | None:
+        return self.lineage_at(number, self.current)
+
+    def lineage_at(self, number: str, date: dt.date) -> int | None:
+        for start, end, lid in self.by_number.get(number, ()):
+            if start <= date and (end is None or date < end):
+                return lid
+        return None
+
+    def number_at(self, lineage_id: int, date: dt.date) -> str:
+        for start, end, number in self.spans.get(lineage_id, ()):
+            if start <= date and (end is None or date < end):
+                return number
+        return ""
+
+    def release_at(self, date: dt.date) -> Release | None:
+        found = None
+        for r in self.releases:
+            if r.effective_date <= date:
+                found = r
+        return found
+
+
+class Linker(Numbers):
+    """Finds rules terms in ruling texts; built once per run from the archive."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unresolved: list[str] = []  # curated rules the current release does not have
+        self.terms: list[_Term] = []
+        self._keyword_terms(self.current)
+        self._curated_terms()
+        self._term_of = {t.lineage_id: t for t in self.terms}
+        self._curated = [t for t in self.terms if not t.keyword]
+
+    # -- building the terms ---------------------------------------------------------------
+
+    def _keyword_terms(self, date: dt.date) -> None:
+        rows = RuleNumber.objects.filter(valid_on(date), kind="rule", chapter__in=["701", "702"])
+        titles = dict(
+            RuleVersion.objects.filter(
+                valid_on(date), lineage__in=[r.lineage_id for r in rows]
+            ).values_list("lineage_id", "text_en")
+        )
+        self.keyword_names: dict[str, int] = {}
+        self._keyword_forms: dict[str, _Term] = {}
+        for row in rows:
+            name = titles.get(row.lineage_id, "")
+            if not name or len(name) > 40 or "." in name:
+                continue  # a keyword rule's first line is its name
+            key = name.casefold()
+            self.keyword_names[key] = row.lineage_id
+            forms = ability_forms(key) if row.chapter == "702" else action_forms(key)
+            trust = 3 if key in EVERYDAY else 1
+            term = _Term(
+                words_pattern(forms),
+                row.lineage_id,
+                trust,
+                keyword=key,
+                ability=row.chapter == "702",
+            )
+            self.terms.append(term)
+            for form in forms:
+                self._keyword_forms.setdefault(" ".join(form.split()), term)
+        # Keyword forms by their first word: a ruling's words are looked up, not regex-scanned.
+        self._by_first: dict[str, list[tuple[tuple[str, ...], _Term]]] = defaultdict(list)
+        for form, term in self._keyword_forms.items():
+            words = tuple(_WORD_RE.findall(form))
+            if words:
+                self._by_first[words[0]].append((words, term))
+        for candidates in self._by_first.values():
+            candidates.sort(key=lambda c: -len(c[0]))
+
+    def _curated_terms(self) -> None:
+        with TERMS_FILE.open(newline="", encoding="utf-8") as fh:
+            for lineno, row in enumerate(csv.DictReader(fh), start=2):
+                lid = self.lineage_now(row["rule"])
+                if lid is None:  # a partial archive (the demo set): the term waits for its rule
+                    self.unresolved.append(f"{TERMS_FILE.name}, line {lineno}: {row['rule']}")
+                    continue
+                unless = frozenset(
+                    filter(None, (self.lineage_now(n) for n in (row.get("unless") or "").split()))
+                )
+                self.terms.append(
+                    _Term(re.compile(row["pattern"], re.IGNORECASE), lid, 2, unless=unless)
+                )
+
+    # -- finding links ----------------------------------------------------------------------
+
+    def find(
+        self, text: str, date: dt.date, card_names: Iterable[str], keywords: Iterable[str]
+    ) -> list[Found]:
+        """The rules a ruling leans on, most trusted first, at most MAX_LINKS."""
+        masked = _mask_names(text, card_names)
+        own = {k.casefold() for k in keywords}
+        found: dict[int, Found] = {}
+        cited_at = date if date >= MODERN_CR else MODERN_CR
+        for ref in find_references(text):
+            lid = self.lineage_at(ref.target, cited_at) or self.lineage_now(ref.target)
+            if lid is not None:
+                found.setdefault(lid, Found(lid, text[ref.start : ref.end], "cited", 0))
+        taken: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for start, end, form, term in self._keyword_matches(masked):
+            if term.lineage_id in seen:
+                continue
+            if term.keyword in EVERYDAY and term.keyword not in own:
+                continue
+            if not _keyword_case(masked, start, form):
+                continue
+            seen.add(term.lineage_id)
+            self._add(found, term, form, 0 if term.keyword in own else term.trust)
+            taken.append((start, end))
+        for term in self._curated:
+            for m in term.pattern.finditer(masked):
+                if any(s < m.end() and m.start() < e for s, e in taken):
+                    continue
+                self._add(found, term, m.group(0), term.trust)
+                taken.append((m.start(), m.end()))
+                break
+        found = self._prune(found, own)
+        if not found:
+            fallback = self._single_own_keyword(own)
+            if fallback is not None:
+                # The evidence says why: the card's own keyword, not a phrase of the ruling.
+                keyword = self._term_of[fallback].keyword
+                found[fallback] = Found(fallback, f"[{keyword}]", "inferred", 3)
+        ordered = sorted(found.values(), key=lambda f: (f.trust, text.find(f.evidence)))
+        concepts = [f for f in ordered if f.trust >= 2 and f.kind != "cited"]
+        ordered = [f for f in ordered if f not in concepts[MAX_CONCEPTS:]]
+        return ordered[:MAX_LINKS]
+
+    def _keyword_matches(self, text: str) -> Iterable[tuple[int, int, str, _Term]]:
+        """(start, end, matched text, term) of keyword forms in a text, longest first."""
+        words = [(m.start(), m.end(), _word(m.group())) for m in _WORD_RE.finditer(text)]
+        i = 0
+        while i < len(words):
+            for form, term in self._by_first.get(words[i][2], ()):
+                n = len(form)
+                if i + n <= len(words) and all(words[i + k][2] == form[k] for k in range(1, n)):
+                    start, end = words[i][0], words[i + n - 1][1]
+                    yield start, end, text[start:end], term
+                    i += n - 1
+                    break
+            i += 1
+
+    @staticmethod
+    def _add(found: dict[int, Found], term: _Term, evidence: str, trust: int) -> None:
+        current = found.get(term.lineage_id)
+        if current is None or trust < current.trust:
+            found[term.lineage_id] = Found(term.lineage_id, evidence[:200], "inferred", trust)
+
+    def _prune(self, found: dict[int, Found], own: set[str]) -> dict[int, Found]:
+        """Drop what the rest makes redundant.
+
+        Keyword abilities the card does not have are incidental when the card's own keyword is
+        there, and examples when several are named ("such as equip or eternalize"). A term
+        covered by a more precise one (X in a cost covers "without paying its mana cost":
+        107.3b) goes too.
+        """
+        terms = self._term_of
+        own_found = any(terms[lid].keyword in own for lid in found if terms.get(lid, _NONE).keyword)
+        others = [
+            lid
+            for lid in found
+            if terms.get(lid, _NONE).ability
+            and terms[lid].keyword not in own
+            and found[lid].kind != "cited"
+        ]
+        drop = set(others) if own_found or len(others) >= 2 else set()
+        drop |= {lid for lid in found if terms.get(lid, _NONE).unless & found.keys()}
+        return {lid: f for lid, f in found.items() if lid not in drop}
+
+    def _single_own_keyword(self, own: set[str]) -> int | None:
+        """A ruling that names no rules term is, for a one-keyword card, about that keyword
+        (not Enchant or Equip, which every Aura and Equipment has)."""
+        ids = {self.keyword_names[k] for k in own - STRUCTURAL if k in self.keyword_names}
+        return next(iter(ids)) if len(ids) == 1 else None
+
+
+def words_pattern(forms: Iterable[str]) -> re.Pattern[str]:
+    alternatives = sorted(
+        {re.escape(f).replace(r"\ ", r"\s+") for f in forms}, key=len, reverse=True
+    )
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-])", re.IGNORECASE)
+
+
+#: Keyword abilities whose inflections mean something else ("enchanted creature" is about
+#: Auras, "equipped creature" about Equipment, "protected" and "reached" are plain English).
+_UNINFLECTED = {
+    "enchant",
+    "equip",
+    "protection",
+    "reach",
+    "flash",
+    "fear",
+    "shadow",
+    "fortify",
+    "flying",
+    "defender",
+    "vigilance",
+    "haste",
+    "banding",
+    "landwalk",
+    "champion",
+}
+
+
+def ability_forms(name: str) -> list[str]:
+    """The keyword and the forms rules text uses for it ("kicked", "escaped", "crews")."""
+    forms = [name]
+    if " " in name or name in _UNINFLECTED or name.endswith(("ing", "ed")):
+        return forms
+    if name.endswith("er"):  # kicker -> kicked
+        forms.append(name[:-2] + "ed")
+    if name.endswith("e"):
+        forms += [name + "s", name + "d"]
+    else:
+        forms += [name + "s", name + "ed"]
+    return forms
+
+
+def action_forms(name: str) -> list[str]:
+    if " and " in name:  # Tap and Untap
+        return [f for part in name.split(" and ") for f in action_forms(part)]
+    head, _, rest = name.partition(" ")
+    tail = f" {rest}" if rest else ""
+    irregular = {"fight": ["fought"], "learn": ["learned"]}
+    if head.endswith("e"):
+        verbs = [head, head + "s", head + "d", head[:-1] + "ing"]
+    elif head.endswith("y") and head[-2:-1] not in "aeiou":
+        verbs = [head, head[:-1] + "ies", head[:-1] + "ied", head + "ing"]
+    elif re.search(r"[^aeiou][aeiou][bdgmnpt]$", head) and len(head) <= 4:
+        verbs = [head, head + "s", head + head[-1] + "ed", head + head[-1] + "ing"]
+    else:
+        verbs = [head, head + "s", head + "es", head + "ed", head + "ing"]
+    return [v + tail for v in verbs + irregular.get(head, [])]
+
+
+def _keyword_case(text: str, start: int, word: str) -> bool:
+    """Rulings write keywords in lower case; capitalised mid-sentence it is a card's name
+    ("Lightning Storm"), unless it opens a sentence ("Deathtouch applies…")."""
+    if word[:1].islower():
+        return True
+    before = text[:start].rstrip()
+    return not before or before[-1] in '.:;!?"“(' or before.endswith("—")
+
+
+def _mask_names(text: str, names: Iterable[str]) -> str:
+    """Blank out the card's own names: "Flying Crane Technique" is not about flying."""
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        text = re.sub(re.escape(name), lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+    return text
+
+
+# -- storing links ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None = None) -> int:
+    """(Re)compute cited and inferred links of rulings (all by default); confirmed and rejected
+    links are kept, and a rejected link is not inferred again. Returns the rulings linked."""
+    linker = linker or Linker()
+    rulings = (
+        Ruling.objects.all()
+        if ruling_ids is None
+        else Ruling.objects.filter(id__in=list(ruling_ids))
+    )
+    rows = list(rulings.values_list("id", "card_id", "date", "text"))
+    if not rows:
+        return 0
+    card_ids = {r[1] for r in rows}
+    names: dict[int, list[str]] = defaultdict(list)
+    keywords: dict[int, list[str]] = {}
+    for cid, name_en, name_fr, kws in (
+        Card.objects.filter(id__in=card_ids).values_list("id", "name_en", "name_fr", "keywords")
+        if len(card_ids) < 900
+        else Card.objects.values_list("id", "name_en", "name_fr", "keywords")
+    ):
+        if cid in card_ids:
+            names[cid] += [name_en, *name_en.split(" // "), name_fr or ""]
+            keywords[cid] = kws or []
+    for cid, face in (
+        CardFace.objects.values_list("card_id", "name")
+        if len(card_ids) >= 900
+        else CardFace.objects.filter(card_id__in=card_ids).values_list("card_id", "name")
+    ):
+        if cid in card_ids:
+            names[cid].append(face)
+    ids = [r[0] for r in rows]
+    kept: dict[int, dict[int, str]] = defaultdict(dict)
+    for chunk in chunks(ids):
+        for rid, lid, kind in RulingLink.objects.filter(
+            ruling_id__in=chunk, kind__in=[LinkKind.CONFIRMED, LinkKind.REJECTED]
+        ).values_list("ruling_id", "lineage_id", "kind"):
+            kept[rid][lid] = kind
+        RulingLink.objects.filter(
+            ruling_id__in=chunk, kind__in=[LinkKind.CITED, LinkKind.INFERRED]
+        ).delete()
+    new_rows = []
+    for rid, cid, date, text in rows:
+        release = linker.release_at(date)
+        for f in linker.find(text, date, names.get(cid, []), keywords.get(cid, [])):
+            if f.lineage_id in kept[rid]:
+                continue
+            new_rows.append(
+                (
+                    rid,
+                    f.lineage_id,
+                    f.kind,
+                    f.evidence,
+                    release.pk if release else None,
+                    linker.number_at(f.lineage_id, date) if release else "",
+                    linker.number_at(f.lineage_id, linker.current),
+                    date,
+                )
+            )
+    insert_rows(
+        RulingLink,
+        ["ruling", "lineage", "kind", "evidence", "release", "number", "current_number", "date"],
+        new_rows,
+    )
+    now = timezone.now()
+    for chunk in chunks(ids):
+        Ruling.objects.filter(id__in=chunk).update(linked_at=now)
+    return len(rows)
+
+
+def refresh_numbers() -> int:
+    """Re-resolve the numbers links record, then and now (after a release is imported,
+    replaced or removed); only links whose numbers changed are written. Returns how many."""
+    if not RulingLink.objects.exists():
+        return 0
+    numbers = Numbers()
+    updates = []
+    for link_id, lid, date, release_id, then, now in RulingLink.objects.values_list(
+        "id", "lineage_id", "ruling__date", "release_id", "number", "current_number"
+    ):
+        release = numbers.release_at(date)
+        values = (
+            release.pk if release else None,
+            numbers.number_at(lid, date) if release else "",
+            numbers.number_at(lid, numbers.current),
+        )
+        if values != (release_id, then, now):
+            updates.append((*values, link_id))
+    update_rows(RulingLink, ["release", "number", "current_number"], updates)
+    return len(updates)
+
+
+def scoring_key(number: str) -> str:
+    """The granularity links are scored at: keyword rules (701.5, 702.19), else the chapter."""
+    if number.startswith(("701.", "702.")):
+        kind = kind_of(number)
+        while kind == "subrule":
+            number = parent_of(number) or number
+            kind = kind_of(number)
+        return number
+    return number[:3]

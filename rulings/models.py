@@ -1,0 +1,138 @@
+"""Cards, their rulings, and the links from rulings to the rules they lean on.
+
+`rulings` depends on `kb` (links point at rule lineages), never the reverse.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Card(models.Model):
+    """One card (not one printing), keyed by its Oracle id or, where the source has none, by a
+    stable key made from its English name."""
+
+    key = models.CharField(max_length=80, unique=True)
+    oracle_id = models.UUIDField(null=True, blank=True, unique=True)
+    slug = models.SlugField(max_length=200, unique=True)
+    name = models.CharField(_("name"), max_length=300)  # name_en, name_fr
+    layout = models.CharField(max_length=30, blank=True)
+    mana_cost = models.CharField(max_length=120, blank=True)
+    type_line = models.CharField(_("type line"), max_length=300, blank=True)
+    text = models.TextField(_("text"), blank=True)  # Oracle text; text_fr: printed French text
+    power = models.CharField(max_length=10, blank=True)
+    toughness = models.CharField(max_length=10, blank=True)
+    loyalty = models.CharField(max_length=10, blank=True)
+    defense = models.CharField(max_length=10, blank=True)
+    mana_value = models.FloatField(null=True, blank=True)
+    colors = models.JSONField(default=list, blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+    printings = models.JSONField(default=list, blank=True)
+    fr_face_name = models.CharField(max_length=300, blank=True)
+    data_source = models.CharField(max_length=20, blank=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)  # the name index's staleness
+
+    class Meta:
+        ordering = ["name_en"]
+        verbose_name = _("card")
+
+    def __str__(self) -> str:
+        return self.name_en or self.key
+
+
+class CardFace(models.Model):
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="faces")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=300)
+    mana_cost = models.CharField(max_length=120, blank=True)
+    type_line = models.CharField(max_length=300, blank=True)
+    text = models.TextField(blank=True)
+    power = models.CharField(max_length=10, blank=True)
+    toughness = models.CharField(max_length=10, blank=True)
+    loyalty = models.CharField(max_length=10, blank=True)
+
+    class Meta:
+        ordering = ["card", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["card", "position"], name="rulings_face_position")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Ruling(models.Model):
+    """A dated ruling on a card. Sources give rulings no id: a ruling is its card, date and
+    text; a reworded ruling (same card and date, close text) is updated in place."""
+
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="rulings")
+    date = models.DateField(_("date"), db_index=True)
+    text = models.TextField(_("text"))
+    text_hash = models.CharField(max_length=16)
+    missing = models.BooleanField(
+        default=False,
+        help_text=_("Absent from the last imported file that contained its card (kept)."),
+    )
+    linked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["card", "date", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["card", "date", "text_hash"], name="rulings_ruling_identity"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.card} {self.date}: {self.text[:60]}"
+
+
+class LinkKind(models.TextChoices):
+    CITED = "cited", _("cited")  # the ruling names the rule number
+    INFERRED = "inferred", _("inferred")  # found from the rules terms it uses
+    CONFIRMED = "confirmed", _("confirmed")  # checked by a maintainer
+    REJECTED = "rejected", _("rejected")  # a wrong inference, kept so it is not made again
+
+
+class RulingLink(models.Model):
+    """A ruling leans on a rule. The link follows the rule's lineage through renumberings and
+    records the number it had in the release in force on the ruling's date and today."""
+
+    ruling = models.ForeignKey(Ruling, on_delete=models.CASCADE, related_name="links")
+    lineage = models.ForeignKey("kb.Lineage", on_delete=models.CASCADE, related_name="ruling_links")
+    kind = models.CharField(max_length=10, choices=LinkKind.choices, default=LinkKind.INFERRED)
+    evidence = models.CharField(max_length=200, blank=True)
+    release = models.ForeignKey(
+        "kb.Release",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text=_("The release in force on the ruling's date."),
+    )
+    number = models.CharField(max_length=12, blank=True, help_text=_("The number in that release."))
+    current_number = models.CharField(
+        max_length=12, blank=True, help_text=_("The number today (empty if the rule is gone).")
+    )
+    date = models.DateField(
+        editable=False,
+        help_text=_("The ruling's date, copied: a rule's rulings are listed newest first."),
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ruling", "lineage"], name="rulings_link_once")
+        ]
+        indexes = [
+            models.Index(fields=["lineage", "kind"], name="rulings_link_lineage"),
+            models.Index(fields=["lineage", "-date", "ruling"], name="rulings_link_by_date"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ruling_id} → {self.current_number or self.number} ({self.kind})"
+
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if self.date is None:  # a link added by hand (admin)
+            self.date = self.ruling.date
+        super().save(*args, **kwargs)

@@ -1,0 +1,160 @@
+"""Find cards by name: case, accents, punctuation and small typos do not matter; face names
+find their card ("Fire" finds Fire // Ice); French names find the card (all of the cards that
+share one); prefix matches come first.
+
+The index lives in each process's memory (about 45,000 names) and is rebuilt when the cards
+change (one indexed MAX query per lookup tells).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass
+
+from django.db.models import Max
+from rapidfuzz import fuzz, process
+
+from .models import Card, CardFace
+
+_PUNCT_RE = re.compile(r"[^\w\s]|_")
+#: Fuzzy matches below this score (0-100) are not offered.
+FUZZY_CUTOFF = 72
+
+
+def normalize(text: str) -> str:
+    """Casefolded, accents stripped, punctuation dropped, spaces collapsed."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    plain = plain.replace("æ", "ae").replace("œ", "oe")
+    return " ".join(_PUNCT_RE.sub(" ", plain).split())
+
+
+@dataclass(frozen=True)
+class Match:
+    card_id: int
+    name: str  # the name that matched (English, French or a face)
+    lang: str  # en or fr
+    score: float
+
+
+class NameIndex:
+    """All names of all cards, normalised and sorted, with a second sorted list of every
+    name's word starts ("destined savior" from "aang destined savior"): prefix and
+    word-prefix lookups are bisections; typos fall back to a whole-name fuzzy ratio."""
+
+    def __init__(self, generation: object) -> None:
+        self.generation = generation
+        names: list[str] = []
+        entries: list[tuple[int, str, str]] = []  # (card id, display name, lang)
+
+        def add(cid: int, name: str, lang: str) -> None:
+            key = normalize(name)
+            if key:
+                names.append(key)
+                entries.append((cid, name, lang))
+
+        for cid, en, fr, fr_face in Card.objects.values_list(
+            "id", "name_en", "name_fr", "fr_face_name"
+        ):
+            add(cid, en, "en")
+            if fr:
+                add(cid, fr, "fr")
+                for half in fr.split(" // ") if " // " in fr else ():
+                    add(cid, half, "fr")
+            if fr_face and fr_face != fr:
+                add(cid, fr_face, "fr")
+        for cid, name in CardFace.objects.values_list("card_id", "name"):
+            add(cid, name, "en")
+        order = sorted(range(len(names)), key=names.__getitem__)
+        self.names = [names[i] for i in order]
+        self.entries = [entries[i] for i in order]
+        starts = [
+            (name[k:], i)
+            for i, name in enumerate(self.names)
+            for k in [m.start() for m in re.finditer(r"(?<= )\w", name)]
+        ]
+        starts.sort()
+        self.word_keys = [k for k, _ in starts]
+        self.word_index = [i for _, i in starts]
+        self.compact = [n.replace(" ", "") for n in self.names]
+
+    def search(self, query: str, limit: int = 20) -> list[Match]:
+        """Best matches, one per card: exact, prefix, word prefix, then close spellings."""
+        q = normalize(query)[:100]
+        if not q:
+            return []
+        found: dict[int, Match] = {}
+
+        def add(i: int, score: float) -> None:
+            cid, name, lang = self.entries[i]
+            if cid not in found or found[cid].score < score:
+                found[cid] = Match(cid, name, lang, score)
+
+        for i in _prefixed(self.names, q, limit * 4):
+            add(i, 400 if self.names[i] == q else 300 - min(len(self.names[i]) - len(q), 99))
+        if len(found) < limit:
+            for j in _prefixed(self.word_keys, q, limit * 4):
+                i = self.word_index[j]
+                add(i, 200 - min(len(self.names[i]) - len(q), 99))
+        if len(found) < limit and len(q) >= 4:
+            # Typos and spacing: the whole name, spaces kept and dropped ("thought seize").
+            for scores in (
+                process.extract(
+                    q, self.names, scorer=fuzz.QRatio, limit=limit, score_cutoff=FUZZY_CUTOFF
+                ),
+                process.extract(
+                    q.replace(" ", ""),
+                    self.compact,
+                    scorer=fuzz.QRatio,
+                    limit=limit,
+                    score_cutoff=FUZZY_CUTOFF,
+                ),
+            ):
+                for _, score, i in scores:
+                    add(i, score)
+        return sorted(found.values(), key=lambda m: (-m.score, m.name))[:limit]
+
+
+def _prefixed(keys: list[str], q: str, cap: int) -> list[int]:
+    """Positions of the keys starting with q (at most cap, shortest names first)."""
+    lo = _bisect(keys, q)
+    out = []
+    i = lo
+    while i < len(keys) and keys[i].startswith(q) and len(out) < cap:
+        out.append(i)
+        i += 1
+    return out
+
+
+def _bisect(names: list[str], q: str) -> int:
+    lo, hi = 0, len(names)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if names[mid] < q:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+_index: NameIndex | None = None
+_lock = threading.Lock()
+
+
+def name_index() -> NameIndex:
+    """The process's index, rebuilt when cards were imported since it was built."""
+    global _index
+    # One MAX on an indexed column (an index seek): cards are never deleted, and both
+    # creating and updating a card sets updated_at.
+    key = Card.objects.aggregate(last=Max("updated_at"))["last"]
+    if _index is None or _index.generation != key:
+        with _lock:
+            if _index is None or _index.generation != key:
+                _index = NameIndex(key)
+    return _index
+
+
+def search_cards(query: str, limit: int = 20) -> list[Match]:
+    return name_index().search(query, limit)

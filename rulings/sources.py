@@ -1,0 +1,79 @@
+"""Read card and ruling records: MTGJSON-style JSON lines (as in shared/data/cards) or
+Scryfall's bulk files (one large JSON array, streamed), gzipped or not, from a path or URL.
+
+Each record comes with where it was found ("line 12" or "item 12"), so errors can name it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+
+DOWNLOAD_TIMEOUT = 120
+
+
+class SourceError(Exception):
+    """A file that cannot be read at all (missing, undownloadable, not JSON)."""
+
+
+@contextmanager
+def open_source(name: str) -> Iterator[IO[bytes]]:
+    """A binary stream over a path or http(s) URL, gunzipped if it is gzip."""
+    if name.startswith(("http://", "https://")):
+        try:
+            raw: IO[bytes] = urllib.request.urlopen(
+                urllib.request.Request(name, headers={"User-Agent": "mtg-rules-kb importer"}),
+                timeout=DOWNLOAD_TIMEOUT,
+            )
+        except (urllib.error.URLError, TimeoutError, ValueError) as exc:
+            raise SourceError(f"{name}: download failed: {exc}") from None
+    else:
+        path = Path(name)
+        if not path.is_file():
+            raise SourceError(f"{name}: no such file")
+        raw = path.open("rb")
+    try:
+        stream = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw  # type: ignore[arg-type]
+        if stream.peek(2)[:2] == b"\x1f\x8b":
+            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream))  # type: ignore[arg-type]
+        yield stream
+    finally:
+        raw.close()
+
+
+def read_records(name: str) -> Iterator[tuple[str, Any]]:
+    """(where, object) for every record of a JSON-lines file or a JSON array."""
+    with open_source(name) as stream:
+        head = stream.peek(64).lstrip()[:1]
+        if head == b"[":
+            try:
+                for i, obj in enumerate(ijson.items(stream, "item", use_float=True), start=1):
+                    yield f"item {i}", obj
+            except ijson.JSONError as exc:
+                raise SourceError(f"{name}: not valid JSON: {exc}") from None
+            return
+        for lineno, line in enumerate(io.TextIOWrapper(stream, encoding="utf-8"), start=1):
+            if not line.strip():
+                continue
+            try:
+                yield f"line {lineno}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"line {lineno}", _Malformed(f"not JSON: {exc.msg}")
+            except UnicodeDecodeError:
+                raise SourceError(f"{name}, line {lineno}: not UTF-8 text") from None
+
+
+class _Malformed:
+    """Stands for a line that is not JSON (reported like any malformed record)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message

@@ -1,0 +1,31 @@
+"""Card pages: search by name, a card with its rulings in context."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from kb.reading import Releases
+
+from .context import ruling_views
+from .models import Card
+from .names import search_cards
+from .rendering import rulings_html
+
+
+def card_list(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "")[:200].strip()
+    matches = search_cards(query, limit=50) if query else []
+    cards = {c.pk: c for c in Card.objects.filter(pk__in=[m.card_id for m in matches])}
+    results = [(m, cards[m.card_id]) for m in matches if m.card_id in cards]
+    if query and len(results) == 1 and request.GET.get("go"):
+        return redirect("rulings:card", slug=results[0][1].slug)
+    return render(request, "rulings/card_list.html", {"query": query, "results": results})
+
+
+def card(request: HttpRequest, slug: str) -> HttpResponse:
+    card = get_object_or_404(Card.objects.prefetch_related("faces"), slug=slug)
+    rulings = list(card.rulings.order_by("-date", "id"))
+    views = ruling_views(rulings, Releases.load())
+    html = rulings_html(views)
+    return render(request, "rulings/card.html", {"card": card, "rulings": html})

@@ -1,0 +1,415 @@
+"""Mining the French names of the CR's keywords from cards printed in both languages.
+
+No French Comprehensive Rules exists offline, but 18,000 cards carry their English Oracle text
+and their printed French text. Two kinds of evidence, both counted per card:
+
+* keyword lines: a line of the English text made only of keyword abilities ("Flying, ward {2}")
+  lines up with the same line of the French text ("Vol, parade {2}"); the items pair up in
+  order. This names most keyword abilities of chapter 702 exactly.
+* association: keyword actions live inside sentences ("Scry 2.", "exile target creature"), so
+  for each action the French word most specific to the lines where the English uses it wins
+  ("regard" for scry). Verb forms are kept as printed (imperative "exilez"); the curated list
+  in ``fixtures/vocabulary/fr_terms.csv`` gives the dictionary form where it matters.
+
+The result goes to ``kb.VocabularyTerm`` (kb shows it on keyword rules and glossary entries;
+search uses it). A curated row wins over a mined one for the same English term, but keeps the
+mined evidence so a reviewer sees whether the cards agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from kb.models import GlossaryVersion, Release, RuleNumber, RuleVersion
+from kb.models.versioning import valid_on
+from kb.models.vocabulary import VocabularySource, VocabularyTerm
+
+from .linking import ability_forms, action_forms, words_pattern
+from .models import Card
+
+CURATED_FILE = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "fr_terms.csv"
+
+#: A mined term needs this many agreeing cards, and this share of the cards seen.
+MIN_AGREEING = 2
+MIN_SHARE = 0.5
+
+_REMINDER = re.compile(r"\s*\([^)]*\)")
+_COST = re.compile(r"\{[^}]*\}")
+_FR_WORD = re.compile(r"[a-zàâäçéèêëîïôöùûüÿœæ]+(?:['’-][a-zàâäçéèêëîïôöùûüÿœæ]+)*")
+#: Tell-tale English words: some "French" texts in the source are untranslated English.
+_ENGLISH = re.compile(r"\b(?:the|you|your|of|creature|target|with|when)\b")
+#: French words too common to name anything (articles, pronouns, frequent verbs of rules text).
+_FR_STOP = frozenset(
+    """a à au aux avec ce ces cet cette chaque chacun chacune contre dans de des du elle elles en
+    est et il ils jusqu la le les leur leurs lui ne n ou où par pas peut plus pour qu que qui sa se
+    ses si son sont sous sur ta te ton tour tous tout toute toutes un une vos votre vous y l d s
+    fin qu'il n'importe quelle quel cible ciblé ciblée carte cartes créature créatures joueur
+    adversaire contrôle contrôlez mettez mana marqueur marqueurs""".split()  # noqa: SIM905
+)
+
+
+@dataclass
+class Keyword:
+    name: str  # as the CR titles it ("Double strike")
+    lineage_id: int
+    kind: str  # "keyword ability" or "keyword action"
+
+
+@dataclass
+class Evidence:
+    """Per keyword: French candidates and how many cards gave each."""
+
+    votes: Counter[str] = field(default_factory=Counter)
+    seen: int = 0
+    #: Association evidence ranks by specificity, not by raw count, and needs no majority.
+    ranked: list[str] = field(default_factory=list)
+
+    def best(self) -> tuple[str, int] | None:
+        if self.ranked:
+            return self.ranked[0], self.votes[self.ranked[0]]
+        if not self.votes:
+            return None
+        term, count = self.votes.most_common(1)[0]
+        if count < MIN_AGREEING or count < MIN_SHARE * self.seen:
+            return None
+        return term, count
+
+    def alternatives(self, chosen: str) -> list[list[str | int]]:
+        return [
+            [t, n]
+            for t, n in self.votes.most_common(4)
+            if t.casefold() != chosen.casefold() and n >= MIN_AGREEING
+        ]
+
+
+def keywords_in_force(date: dt.date | None = None) -> list[Keyword]:
+    """The keyword abilities (702.x) and actions (701.x) of the release in force on ``date``."""
+    if date is None:
+        latest = Release.objects.order_by("-effective_date").first()
+        if latest is None:
+            return []
+        date = latest.effective_date
+    rows = RuleNumber.objects.filter(valid_on(date), kind="rule", chapter__in=["701", "702"])
+    chapter_of = {r.lineage_id: r.chapter for r in rows}
+    titles = RuleVersion.objects.filter(valid_on(date), lineage__in=list(chapter_of))
+    result = []
+    for lineage_id, text in titles.values_list("lineage_id", "text_en"):
+        name = text.strip()
+        if not name or len(name) > 40 or "." in name:
+            continue  # a keyword rule's text is its name; longer texts are general rules
+        kind = "keyword ability" if chapter_of[lineage_id] == "702" else "keyword action"
+        result.append(Keyword(name, lineage_id, kind))
+    return sorted(result, key=lambda k: k.name)
+
+
+# -- reading the cards -----------------------------------------------------------------------
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.split("\n") if line.strip() and line.strip() != "//"]
+
+
+def card_pairs(cards: Iterable[Card] | None = None) -> Iterator[tuple[list[str], list[str]]]:
+    """The aligned (English, French) lines of every card printed with a French text."""
+    if cards is None:
+        cards = (
+            Card.objects.exclude(text_fr="")
+            .exclude(text_fr__isnull=True)
+            .only("text_en", "text_fr")
+            .iterator(chunk_size=2000)
+        )
+    for card in cards:
+        english, french = _lines(card.text_en or ""), _lines(card.text_fr or "")
+        if not english or len(english) != len(french):
+            continue  # a reprint's French text may have a different shape: no reliable pairing
+        if any(_ENGLISH.search(line.casefold()) for line in french):
+            continue  # the source sometimes gives the English text as the "French" one
+        yield english, french
+
+
+def _split_items(line: str) -> list[str]:
+    return [item.strip() for item in _REMINDER.sub("", line).strip().split(",") if item.strip()]
+
+
+def _keyword_of(item: str, names: list[str]) -> tuple[str, str] | None:
+    """The keyword an English keyword-line item starts with, and what follows it."""
+    folded = item.casefold()
+    for name in names:  # longest first: "double strike" before "strike"
+        rest = folded[len(name) :]
+        if folded.startswith(name) and not rest[:1].isalpha():
+            return name, item[len(name) :].strip()
+    return None
+
+
+def _french_term(item: str) -> str:
+    """The keyword part of a French keyword-line item ("Parade {2}" -> "Parade")."""
+    item = item.split(":")[0]
+    item = re.split(r"\s[—–-]|—", item)[0]
+    item = _COST.sub(" ", item)
+    item = re.sub(r"\s\d+\b|\bX\b", " ", item)
+    item = " ".join(item.split()).strip(" .")
+    if re.search(r"[«»().;!?]", item) or len(item.split()) > 5:
+        return ""  # a reminder text cut by a comma, not a keyword
+    return item[:1].upper() + item[1:]
+
+
+def _parameter_only(rest: str) -> bool:
+    """True when what follows an English keyword is only a cost or a number ("{2}", "3")."""
+    rest = _COST.sub(" ", rest)
+    rest = re.split(r"[—–]", rest)[0]
+    return not re.sub(r"\b(?:\d+|X)\b", " ", rest).strip(" .")
+
+
+def mine_keyword_lines(
+    pairs: Iterable[tuple[list[str], list[str]]], keywords: list[Keyword]
+) -> dict[str, Evidence]:
+    names = sorted({k.name.casefold() for k in keywords}, key=len, reverse=True)
+    evidence: dict[str, Evidence] = defaultdict(Evidence)
+    for english, french in pairs:
+        seen_here: dict[str, str] = {}
+        for en_line, fr_line in zip(english, french, strict=True):
+            items = _split_items(en_line)
+            matched = [_keyword_of(item, names) for item in items]
+            if not items or not all(matched):
+                continue
+            fr_items = _split_items(fr_line)
+            if len(fr_items) != len(items):
+                continue
+            for (name, rest), fr_item in zip(matched, fr_items, strict=True):  # type: ignore[misc]
+                if _parameter_only(rest) or ":" in fr_item:  # "Enchanter : créature"
+                    seen_here.setdefault(name, _french_term(fr_item))
+        for name, term in seen_here.items():  # one vote per card, whatever its reprints
+            evidence[name].seen += 1
+            if term:
+                evidence[name].votes[term] += 1
+    return evidence
+
+
+_ELIDED = re.compile(r"^(?:[ldsnjmct]|qu|jusqu|lorsqu|puisqu)['’]")
+
+
+def _french_words(line: str) -> list[str]:
+    """Words of a French line, without reminder text or elided articles ("l'air" -> "air")."""
+    return [_ELIDED.sub("", w) for w in _FR_WORD.findall(_REMINDER.sub("", line).casefold())]
+
+
+def mine_associations(
+    pairs: list[tuple[list[str], list[str]]], keywords: list[Keyword], forms: dict[str, list[str]]
+) -> dict[str, Evidence]:
+    """For each keyword, the French word most specific to the lines using it in English."""
+    patterns = {k.name.casefold(): words_pattern(forms[k.name.casefold()]) for k in keywords}
+    line_count: Counter[str] = Counter()
+    hits: dict[str, Counter[str]] = defaultdict(Counter)
+    lines_with: Counter[str] = Counter()
+    for english, french in pairs:
+        for en_line, fr_line in zip(english, french, strict=True):
+            words = {w for w in _french_words(fr_line) if w not in _FR_STOP}
+            line_count.update(words)
+            en_text = _REMINDER.sub("", en_line)
+            for name, pattern in patterns.items():
+                if pattern.search(en_text):
+                    lines_with[name] += 1
+                    hits[name].update(words)
+    evidence: dict[str, Evidence] = {}
+    for name, counter in hits.items():
+        total = lines_with[name]
+        scored = []
+        for word, count in counter.items():
+            precision = count / line_count[word]
+            enough = count >= max(MIN_AGREEING, 0.25 * total)
+            if enough and precision >= 0.4 and len(word) > 2:
+                scored.append((count * precision, word, count))
+        scored.sort(reverse=True)
+        evidence[name] = Evidence(
+            votes=Counter({w: c for _s, w, c in scored[:4]}),
+            seen=total,
+            ranked=[w for _s, w, _c in scored[:4]],
+        )
+    return evidence
+
+
+# -- the curated list ------------------------------------------------------------------------
+
+
+@dataclass
+class CuratedTerm:
+    en: str
+    fr: str
+    kind: str
+    rule: str
+    glossary: str
+    line: int
+
+
+class VocabularyFileError(ValueError):
+    pass
+
+
+def read_curated(path: Path = CURATED_FILE) -> list[CuratedTerm]:
+    """The curated EN/FR terms; a malformed row is refused naming the file and line."""
+    terms = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"en", "fr", "kind"} - set(reader.fieldnames or [])
+        if missing:
+            raise VocabularyFileError(f"{path}: missing columns {', '.join(sorted(missing))}")
+        for line, row in enumerate(reader, start=2):
+            en, fr, kind = (row.get(k, "").strip() for k in ("en", "fr", "kind"))
+            if not (en and fr and kind):
+                raise VocabularyFileError(f"{path}, line {line}: en, fr and kind are required")
+            terms.append(
+                CuratedTerm(
+                    en,
+                    fr,
+                    kind,
+                    (row.get("rule") or "").strip(),
+                    (row.get("glossary") or "").strip(),
+                    line,
+                )
+            )
+    return terms
+
+
+# -- building the table ----------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    keywords: Counter[str] = field(default_factory=Counter)  # by kind, in the current CR
+    mined: Counter[str] = field(default_factory=Counter)  # by kind, named by the cards
+    curated: int = 0
+    unresolved: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # keywords the cards do not name
+
+    def lines(self) -> list[str]:
+        out = [
+            f"{kind.replace('ability', 'abilitie')}s named by the cards: "
+            f"{self.mined[kind]} of {self.keywords[kind]}"
+            for kind in sorted(self.keywords)
+        ]
+        out.append(f"curated terms: {self.curated}")
+        if self.missing:
+            out.append(f"no French term from the cards: {', '.join(self.missing)}")
+        out += [f"unresolved: {u}" for u in self.unresolved]
+        return out
+
+
+def _strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
+    """Replace the vocabulary table with what the cards and the curated list say. Atomic."""
+    curated = read_curated(curated_path)
+    keywords = keywords_in_force()
+    pairs = list(card_pairs())
+    line_evidence = mine_keyword_lines(pairs, keywords)
+    actions = [k for k in keywords if k.kind == "keyword action"]
+    abilities_without_lines = [
+        k
+        for k in keywords
+        if k.kind == "keyword ability" and not line_evidence[k.name.casefold()].best()
+    ]
+    forms = {k.name.casefold(): action_forms(k.name.casefold()) for k in actions}
+    forms.update(
+        {k.name.casefold(): ability_forms(k.name.casefold()) for k in abilities_without_lines}
+    )
+    assoc = mine_associations(pairs, actions + abilities_without_lines, forms)
+
+    report = Report(keywords=Counter(k.kind for k in keywords))
+    rows: dict[tuple[str, str], VocabularyTerm] = {}
+    for k in keywords:
+        key = k.name.casefold()
+        ev = line_evidence.get(key)
+        chosen = ev.best() if ev else None
+        if chosen is None and key in assoc:
+            ev = assoc[key]
+            chosen = ev.best()
+        if chosen is None or ev is None:
+            report.missing.append(k.name)
+            continue
+        report.mined[k.kind] += 1
+        term, count = chosen
+        if k.kind == "keyword ability":  # abilities are names, printed capitalised
+            term = term[:1].upper() + term[1:]
+        rows[(k.name, k.kind)] = VocabularyTerm(
+            en=k.name,
+            fr=term,
+            kind=k.kind,
+            lineage_id=k.lineage_id,
+            source=VocabularySource.CARDS,
+            agreeing=count,
+            seen=ev.seen,
+            alternatives=ev.alternatives(term),
+        )
+
+    lineage_by_number = _current_lineages()
+    glossary_by_name = _current_glossary()
+    keyword_lineage = {(k.name.casefold(), k.kind): k.lineage_id for k in keywords}
+    for term in curated:
+        lineage_id = (
+            lineage_by_number.get(term.rule)
+            if term.rule
+            else keyword_lineage.get((term.en.casefold(), term.kind))
+        )
+        if lineage_id is None and (term.rule or term.kind.startswith("keyword")):
+            what = f"rule {term.rule}" if term.rule else f"no {term.kind} named {term.en}"
+            report.unresolved.append(f"{curated_path.name}, line {term.line}: {what}")
+        glossary_id = glossary_by_name.get(_strip_accents(term.glossary or term.en).casefold())
+        existing = rows.get((term.en, term.kind))
+        if existing is not None:  # the curated wording wins; the cards' evidence stays
+            mined = existing.fr
+            existing.fr = term.fr
+            existing.source = VocabularySource.CURATED
+            if mined.casefold() != term.fr.casefold():
+                existing.alternatives = [[mined, existing.agreeing], *existing.alternatives]
+            existing.glossary_term_id = glossary_id
+            if lineage_id:
+                existing.lineage_id = lineage_id
+        else:
+            rows[(term.en, term.kind)] = VocabularyTerm(
+                en=term.en,
+                fr=term.fr,
+                kind=term.kind,
+                lineage_id=lineage_id,
+                glossary_term_id=glossary_id,
+                source=VocabularySource.CURATED,
+            )
+        report.curated += 1
+    for row in rows.values():  # a keyword's glossary entry shares its name
+        if row.glossary_term_id is None:
+            row.glossary_term_id = glossary_by_name.get(_strip_accents(row.en).casefold())
+    with transaction.atomic():
+        VocabularyTerm.objects.all().delete()
+        VocabularyTerm.objects.bulk_create(rows.values(), batch_size=500)
+    return report
+
+
+def _today_release() -> dt.date:
+    latest = Release.objects.order_by("-effective_date").values_list("effective_date", flat=True)
+    return latest.first() or dt.date.today()
+
+
+def _current_glossary() -> dict[str, int]:
+    """Glossary term ids by folded headword and alias, as the current release has them."""
+    names: dict[str, int] = {}
+    rows = GlossaryVersion.objects.filter(valid_on(_today_release()))
+    for term_id, headword, aliases in rows.values_list("term_id", "headword", "aliases"):
+        for name in [headword, *aliases]:
+            names.setdefault(_strip_accents(name).casefold(), term_id)
+    return names
+
+
+def _current_lineages() -> dict[str, int]:
+    date = _today_release()
+    return dict(RuleNumber.objects.filter(valid_on(date)).values_list("number", "lineage_id"))

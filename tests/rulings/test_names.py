@@ -1,0 +1,48 @@
+"""Card-name search on the real cards: the frozen 40 queries, French names, faces, prefixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rulings.card_queries import top5_accuracy
+from rulings.models import Card
+from rulings.names import normalize, search_cards
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+QUERIES = Path(__file__).with_name("card_queries.jsonl")
+
+
+def cards_of(query: str, limit: int = 20) -> list[str]:
+    """English names of the cards found, best first."""
+    ids = [m.card_id for m in search_cards(query, limit)]
+    names = dict(Card.objects.filter(id__in=ids).values_list("id", "name_en"))
+    return [names[i] for i in ids]
+
+
+def test_normalize_folds_case_accents_and_punctuation() -> None:
+    assert normalize("Æther Vial") == normalize("aether vial")
+    assert normalize("Jace, the Mind-Sculptor") == normalize("jace the mind sculptor")
+    assert normalize("Élémental") == normalize("elemental")
+
+
+def test_the_frozen_card_queries_find_the_card_in_the_top_five(cards) -> None:  # type: ignore[no-untyped-def]
+    accuracy, misses = top5_accuracy(QUERIES)
+    assert accuracy >= 0.9, misses
+
+
+def test_face_names_and_french_names_find_their_card(cards) -> None:  # type: ignore[no-untyped-def]
+    assert cards_of("authority")[0] == "Appeal // Authority"
+    names = cards_of("porte de la guilde d'izzet")[:3]
+    assert sorted(names) == ["Izzet Guildgate", "Izzet Guildgate (a)", "Izzet Guildgate (b)"]
+    french = search_cards("foudre")[0]
+    assert (french.name, french.lang) == ("Foudre", "fr")
+    assert cards_of("foudre")[0] == "Lightning Bolt"
+
+
+def test_prefix_matches_come_first(cards) -> None:  # type: ignore[no-untyped-def]
+    results = search_cards("lightning", limit=20)
+    assert len(results) == 20
+    assert all(normalize(m.name).startswith("lightning") for m in results[:10])
+    assert search_cards("") == [] and search_cards("\x00\x01") == []

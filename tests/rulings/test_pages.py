@@ -1,0 +1,135 @@
+"""Card pages, the rulings panel on rule pages and the cards API, on the real data."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+
+@pytest.fixture
+def client(cards) -> Client:  # type: ignore[no-untyped-def]
+    return Client()
+
+
+def queries(client: Client, url: str) -> int:
+    """Queries of a page once per-process caches are warm (the glossary term index)."""
+    client.get(url)
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_card_page_names_texts_symbols_and_rulings_in_context(client: Client) -> None:
+    html = client.get("/en/cards/acorn-catapult/").content.decode()
+    assert "Acorn Catapult" in html and "Catapulte à glands" in html
+    assert 'lang="fr"' in html
+    assert 'role="img"' in html  # {T} and {1} drawn as symbols
+    assert "2 rulings" in html
+    # The release in force on 2011-09-22, linked.
+    assert 'href="/en/2011-07-15/rules/"' in html
+    # The rule it leans on, today's number, and that it was reworded since (with the diff).
+    assert 'href="/en/rules/608.2b/"' in html
+    assert "The rules it relies on changed since" in html
+    assert 'href="/en/diff/2011-07-15..2026-08-07/?section=6#r-608.2b"' in html
+
+
+def test_old_rulings_say_they_predate_the_modern_rules(client: Client) -> None:
+    html = client.get("/en/cards/abeyance/").content.decode()
+    assert "predates the modern Comprehensive Rules" in html
+    assert html.count('class="rule-link"') >= 3  # 602, 603, 604, 605 across its rulings
+
+
+def test_old_templating_is_flagged(client: Client) -> None:
+    html = client.get("/en/cards/jeleva-nephalias-scourge/").content.decode()
+    assert "Old wording: “converted mana cost” is “mana value” in the rules since" in html
+
+
+def test_the_dynamo_page_links_its_rulings_to_the_rules(client: Client) -> None:
+    html = client.get("/en/cards/the-peregrine-dynamo/").content.decode()
+    for number in ("602", "603", "707.10", "607"):
+        assert f'href="/en/rules/{number}/"' in html
+
+
+def test_french_card_page_and_unknown_card(client: Client) -> None:
+    html = client.get("/fr/cards/acorn-catapult/").content.decode()
+    assert "2 décisions" in html and "Règles en vigueur alors" in html
+    assert client.get("/en/cards/no-such-card/").status_code == 404
+
+
+def test_card_search_page_finds_typos_and_french_names(client: Client) -> None:
+    html = client.get("/en/cards/", {"q": "porte de la guilde d'izzet"}).content.decode()
+    for slug in ("izzet-guildgate", "izzet-guildgate-a", "izzet-guildgate-b"):
+        assert f'href="/en/cards/{slug}/"' in html
+    html = client.get("/en/cards/", {"q": "lightnig bolt"}).content.decode()
+    assert 'href="/en/cards/lightning-bolt/"' in html
+    for hostile in ("\x00", "'; DROP TABLE", "<script>", "x" * 5000, "((("):
+        response = client.get("/en/cards/", {"q": hostile})
+        assert response.status_code == 200
+        assert b"<script>" not in response.content.split(b"</form>")[1]
+
+
+def test_rule_page_lists_its_rulings_newest_first_paginated(client: Client) -> None:
+    html = client.get("/en/current/rules/702.19/").content.decode()
+    m = re.search(r"(\d[\d,]*) rulings on this rule", html)
+    assert m and int(m.group(1).replace(",", "")) > 100
+    dates = re.findall(
+        r'<article class="ruling[^"]*"[^>]*>\s*<p class="ruling-date"><time datetime="([\d-]+)"',
+        html,
+    )
+    assert len(dates) == 20 and dates == sorted(dates, reverse=True)
+    page2 = client.get("/en/current/rules/702.19/", {"rulings": 2}).content.decode()
+    assert "page 2 of" in page2
+    assert client.get("/en/current/rules/702.19/", {"rulings": "x"}).status_code == 200
+
+
+def test_card_and_rule_pages_use_constant_queries(client: Client) -> None:
+    one = queries(client, "/en/cards/abandoned-campground/")
+    many = queries(client, "/en/cards/experimental-lab-staff-room/")  # 32 rulings
+    assert one == many
+    # Two chapters with cross-references: a few dozen rulings, and thousands.
+    few = queries(client, "/en/current/rules/607/")
+    lots = queries(client, "/en/current/rules/603/")
+    assert few == lots
+
+
+def test_keyword_rules_and_glossary_show_the_french_term(client: Client) -> None:
+    html = client.get("/en/current/rules/702.19/").content.decode()
+    assert '<span class="fr-term" lang="fr"' in html and "Piétinement" in html
+    html = client.get("/fr/current/glossary/").content.decode()
+    assert "capacité activée" in html
+    html = client.get("/en/current/rules/702/").content.decode()
+    for fr in ("Contact mortel", "Parade", "Vol", "Lien de vie"):
+        assert fr in html
+
+
+def test_api_card_with_rulings_links_and_context(client: Client) -> None:
+    bolt = client.get("/api/v1/cards/4457ed35-7c10-48c8-9776-456485fdf070").json()
+    assert bolt["name_en"] == "Lightning Bolt" and bolt["slug"] == "lightning-bolt"
+    data = client.get("/api/v1/cards/acorn-catapult").json()
+    assert data["name_fr"] == "Catapulte à glands"
+    ruling = next(r for r in data["rulings"] if "illegal target" in r["text"])
+    link = next(r for r in ruling["rules"] if r["number"] == "608.2b")
+    assert link["changed_since"] == "2018-04-27"
+    assert link["diff_url"].endswith("/en/diff/2011-07-15..2026-08-07/?section=6#r-608.2b")
+    assert ruling["predates_modern_rules"] is False
+    assert data["oracle_id"] is None  # an MTGJSON v3 record: keyed by its name
+    assert client.get("/api/v1/cards/nothing-like-this").status_code == 404
+
+
+def test_api_search_autocomplete_and_rule_rulings(client: Client) -> None:
+    names = client.get("/api/v1/cards/autocomplete", {"q": "foudre"}).json()
+    assert names[0]["name_en"] == "Lightning Bolt" and names[0]["lang"] == "fr"
+    assert len(client.get("/api/v1/cards/autocomplete", {"q": "a"}).json()) <= 20
+    assert client.get("/api/v1/cards", {"q": "\x00<>\"'"}).status_code == 200
+    page = client.get("/api/v1/rules/702.19/rulings").json()
+    assert page["count"] > 100 and len(page["rulings"]) == 50
+    dates = [r["date"] for r in page["rulings"]]
+    assert dates == sorted(dates, reverse=True)
+    assert client.get("/api/v1/rules/999.9/rulings").status_code == 404
+    assert client.get("/api/v1/rules/not-a-rule/rulings").status_code in (400, 404)
