@@ -40,7 +40,7 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
     """Cards and rulings for `make run`: the shared files, plus the demo card (The Peregrine
     Dynamo, from the seed documents, which the shared data lacks); then the vocabulary."""
     from .importing import import_cards
-    from .linking import link_rulings
+    from .linking import link_rulings, rules_changed_since_linking
     from .vocabulary import build_vocabulary
 
     sources: list[tuple[str, str | None]] = []
@@ -67,6 +67,10 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
                 f"  cards: {result.cards_created} created, {result.cards_updated} updated, "
                 f"{result.cards_unchanged} unchanged; rulings: {result.rulings_created} created"
             )
+    if rules_changed_since_linking():
+        write("The rules changed since the rulings were linked: relinking them all …")
+        link_rulings()
+        changed = True
     if changed or not VocabularyTerm.objects.exists():
         write("Building the English/French vocabulary …")
         for line in build_vocabulary().lines():

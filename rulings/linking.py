@@ -20,6 +20,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from kb.crtext.numbers import kind_of, parent_of
@@ -448,6 +449,17 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
     for chunk in chunks(ids):
         Ruling.objects.filter(id__in=chunk).update(linked_at=now)
     return len(rows)
+
+
+def rules_changed_since_linking() -> bool:
+    """True when a release was imported after some ruling was last linked.
+
+    A release import only re-resolves numbers (signal); a batch of new releases (make run
+    switching from the demo set to the real archive) may bring new keywords and lineages, so
+    loaders relink everything then.
+    """
+    last_import = Release.objects.aggregate(last=Max("imported_at"))["last"]
+    return last_import is not None and Ruling.objects.filter(linked_at__lt=last_import).exists()
 
 
 def refresh_numbers() -> int:

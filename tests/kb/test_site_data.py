@@ -11,6 +11,7 @@ from kb.archive.snapshot import snapshot
 from kb.models import Lineage, Release
 from tests.conftest import CR_EN, requires_shared
 from tests.kb.helpers import clear_archive, run
+from tests.rulings.helpers import clear_cards
 
 pytestmark = pytest.mark.django_db
 
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def empty_archive(db) -> None:  # type: ignore[no-untyped-def]
     clear_archive()
+    clear_cards()
 
 
 def test_without_the_shared_data_the_demo_set_is_loaded_and_said(tmp_path: Path) -> None:
@@ -49,3 +51,25 @@ def test_the_real_data_replaces_a_demo_set_loaded_earlier(tmp_path: Path) -> Non
     assert "Removing the 10 demo releases loaded earlier" in out
     assert snapshot() == real_only
     assert not Lineage.objects.filter(numbers__isnull=True).exists()
+
+
+@requires_shared
+@pytest.mark.slow
+def test_switching_from_the_demo_to_real_rules_relinks_the_rulings(tmp_path: Path) -> None:
+    """The demo card's rulings, linked to the demo's rule 602, follow the real archive when it
+    replaces the demo set (the demo's lineages are gone, the real ones are new)."""
+    from rulings.models import RulingLink
+
+    run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
+    data = tmp_path / "data"
+    (data / "cr" / "en").mkdir(parents=True)
+    for name in ("2026-08-07.txt", "versions.csv"):
+        shutil.copy(CR_EN / name, data / "cr" / "en" / name)
+    out = run("load_site_data", "--data-dir", str(data))
+    assert "relinking them all" in out
+    numbers = set(
+        RulingLink.objects.filter(ruling__card__name_en="The Peregrine Dynamo").values_list(
+            "current_number", flat=True
+        )
+    )
+    assert {"602", "603", "607", "707.10"} <= numbers

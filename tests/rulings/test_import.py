@@ -15,8 +15,15 @@ from django.core.management.base import CommandError
 from kb.models import Lineage
 from rulings.models import Card, LinkKind, Ruling, RulingLink
 from tests.kb.helpers import run
+from tests.rulings.helpers import clear_cards
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_cards(db) -> None:  # type: ignore[no-untyped-def]
+    clear_cards()
+
 
 BOLT = {
     "oracle_id": "4457ed35-7c10-48c8-9776-456485fdf070",
