@@ -102,7 +102,8 @@ def _release_out(release: Release, request: HttpRequest) -> ReleaseOut:
     )
 
 
-def _resolve_release(token: str) -> Release:
+def resolve_release(token: str) -> Release:
+    """The release a token names (current, a date, any date), or a JSON 400/404."""
     releases = reading.Releases.load()
     try:
         date = reading.parse_release_token(token)
@@ -154,7 +155,7 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
     it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so)."""
     if lang not in ("en", "fr"):
         raise HttpError(400, f"unknown language {lang!r}: use en or fr")
-    rel = _resolve_release(release)
+    rel = resolve_release(release)
     date = rel.effective_date
     if not is_number(number):
         raise HttpError(404, f"{number!r} is not a rule number")
@@ -213,7 +214,7 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
     summary="The glossary of a release",
 )
 def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
-    rel = _resolve_release(release)
+    rel = resolve_release(release)
     date = rel.effective_date
 
     def url(n: str) -> str:
@@ -280,7 +281,7 @@ def rule_history(request: HttpRequest, number: str, release: str = "current") ->
     typography, removed."""
     from .history import rule_history as history_of
 
-    rel = _resolve_release(release)
+    rel = resolve_release(release)
     version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
     if version is None:
         raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
@@ -363,7 +364,7 @@ def diff(
     `section` (1-9) limits the items; `noise=false` leaves noise out of `items`."""
     from .history import release_diff
 
-    a, b = _resolve_release(from_), _resolve_release(to)
+    a, b = resolve_release(from_), resolve_release(to)
     if a.effective_date > b.effective_date:
         a, b = b, a
     result = release_diff(a, b)

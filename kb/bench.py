@@ -124,20 +124,27 @@ def run(var_dir: Path) -> int:
         samples.append(time.perf_counter() - t)
     figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
 
-    # Pages, in a fresh process like a web worker's (this one holds the import's caches).
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages_in_fresh_process("kb.bench", var_dir)
+    return 0
+
+
+def pages_in_fresh_process(module: str, var_dir: Path) -> None:
+    """Run `module --pages` on this benchmark's database in a new process, like a web
+    worker's (this one holds the import's caches), and print what it measures."""
     import subprocess
 
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     out = subprocess.run(
-        [sys.executable, "-m", "kb.bench", "--pages"],
+        [sys.executable, "-m", module, "--pages"],
         env={**os.environ, "KB_VAR_DIR": str(var_dir)},
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     print(out, end="")
-    return 0
 
 
 def current_numbers() -> list[str]:

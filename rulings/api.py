@@ -12,6 +12,7 @@ from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from kb import reading
+from kb.api import resolve_release
 from kb.crtext.numbers import is_number
 
 from .context import RulingView, ruling_views
@@ -194,19 +195,12 @@ def rule_rulings(
     request: HttpRequest, number: str, release: str = "current", page: int = 1
 ) -> RulingsPageOut:
     """`number` is read in `release`; rulings follow the rule's lineage (renumberings too)."""
-    releases = reading.Releases.load()
-    try:
-        date = reading.parse_release_token(release)
-    except reading.BadRelease as exc:
-        raise HttpError(400, str(exc)) from None
-    rel = releases.current if date is None else releases.in_force(date)
-    if rel is None:
-        raise HttpError(404, f"no release in force on {release}")
+    rel = resolve_release(release)
     version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
     if version is None:
         raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
     current, rulings = rulings_on(version.lineage_id, page, 50)
-    views = ruling_views(rulings, releases)
+    views = ruling_views(rulings, reading.Releases.load())
     return RulingsPageOut(
         number=number,
         release=rel.effective_date,

@@ -9,13 +9,12 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from kb.bench import _p95, _setup
+from kb.bench import _p95, _setup, pages_in_fresh_process
 
 
 def main() -> int:
@@ -34,7 +33,6 @@ def figure(name: str, value: str) -> None:
 def run(var_dir: Path) -> int:
     from django.conf import settings
     from django.core.management import call_command
-    from django.db import connection
 
     from rulings.card_queries import top5_accuracy
     from rulings.evaluation import evaluate
@@ -74,16 +72,7 @@ def run(var_dir: Path) -> int:
     )
     accuracy, _misses = top5_accuracy(here / "card_queries.jsonl")
     figure("card queries: right card in the top 5", f"{accuracy:.0%} of 40")
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    out = subprocess.run(
-        [sys.executable, "-m", "rulings.bench", "--pages"],
-        env={**os.environ, "KB_VAR_DIR": str(var_dir)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    print(out, end="")
+    pages_in_fresh_process("rulings.bench", var_dir)
     return 0
 
 
