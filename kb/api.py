@@ -102,9 +102,9 @@ def _release_out(release: Release, request: HttpRequest) -> ReleaseOut:
     )
 
 
-def resolve_release(token: str) -> Release:
+def resolve_release(token: str, releases: reading.Releases | None = None) -> Release:
     """The release a token names (current, a date, any date), or a JSON 400/404."""
-    releases = reading.Releases.load()
+    releases = releases or reading.Releases.load()
     try:
         date = reading.parse_release_token(token)
     except reading.BadRelease as exc:

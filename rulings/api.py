@@ -195,12 +195,13 @@ def rule_rulings(
     request: HttpRequest, number: str, release: str = "current", page: int = 1
 ) -> RulingsPageOut:
     """`number` is read in `release`; rulings follow the rule's lineage (renumberings too)."""
-    rel = resolve_release(release)
+    releases = reading.Releases.load()
+    rel = resolve_release(release, releases)
     version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
     if version is None:
         raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
     current, rulings = rulings_on(version.lineage_id, page, 50)
-    views = ruling_views(rulings, reading.Releases.load())
+    views = ruling_views(rulings, releases)
     return RulingsPageOut(
         number=number,
         release=rel.effective_date,

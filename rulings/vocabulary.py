@@ -252,7 +252,7 @@ class CuratedTerm:
 
 
 class VocabularyFileError(ValueError):
-    pass
+    """The curated list cannot be read; the message names the file and line."""
 
 
 def read_curated(path: Path = CURATED_FILE) -> list[CuratedTerm]:
