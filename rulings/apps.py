@@ -8,3 +8,6 @@ class RulingsConfig(AppConfig):
 
     def ready(self) -> None:
         from . import hooks, signals  # noqa: F401 - register with kb
+        from .documents import register_documents
+
+        register_documents()

@@ -19,6 +19,7 @@ from django.utils.text import slugify
 
 from kb.crtext.typography import digest
 from kb.dbutil import update_rows
+from kb.search.indexing import enqueue
 
 from .models import Card, CardFace, Ruling
 from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record
@@ -132,6 +133,8 @@ def import_cards(
             raise CardImportRefused(errors)
         result.skipped = errors
         _store_rulings(card_of, {by_key[c.key] for c in cards}, result)
+        enqueue("card")
+        enqueue("ruling")
         if after is not None:
             after(result)
     return result

@@ -33,6 +33,7 @@ from django.db import transaction
 from kb.models import GlossaryVersion, Release, RuleNumber, RuleVersion
 from kb.models.versioning import valid_on
 from kb.models.vocabulary import VocabularySource, VocabularyTerm
+from kb.search.indexing import enqueue
 
 from .linking import ability_forms, action_forms, words_pattern
 from .models import Card
@@ -392,6 +393,9 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
     with transaction.atomic():
         VocabularyTerm.objects.all().delete()
         VocabularyTerm.objects.bulk_create(rows.values(), batch_size=500)
+        # French terms are searchable on the rules and glossary entries they name.
+        enqueue("rule")
+        enqueue("glossary")
     return report
 
 

@@ -100,6 +100,10 @@ STATIC_ROOT = VAR_DIR / "static"
 
 KB_DATA_DIR = Path(os.environ.get("KB_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
 KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
+# The search backend (kb.search.backend.SearchBackend) and whether a commit that changes indexed
+# data drains the outbox right away (else `manage.py index_worker` or the next writer does).
+KB_SEARCH_BACKEND = os.environ.get("KB_SEARCH_BACKEND", "kb.search.whoosh_backend.WhooshBackend")
+KB_SEARCH_AUTO_DRAIN = os.environ.get("KB_SEARCH_AUTO_DRAIN", "1") == "1"
 
 LOGGING = {
     "version": 1,

@@ -20,6 +20,7 @@ from kb.crtext.numbers import is_number
 from kb.crtext.references import expand_targets
 from kb.models import Anomaly, ImportRecord, Release
 from kb.models.versioning import valid_on
+from kb.search.indexing import enqueue
 from kb.signals import release_changed
 
 from .analysis import analyse
@@ -86,6 +87,7 @@ class Importer:
             if release is None:
                 raise ImportRefused(f"no release effective {effective_date.isoformat()} is loaded")
             _remove(release)
+            _reindex()
             transaction.on_commit(
                 lambda: release_changed.send(
                     sender=Release, effective_date=effective_date, action="removed"
@@ -138,10 +140,18 @@ class Importer:
             user=self.user[:150],
             seconds=seconds,
         )
+        _reindex()
         transaction.on_commit(
             lambda: release_changed.send(sender=Release, effective_date=date, action=action)
         )
         return ImportResult(date, action, counts, len(anomalies), seconds), cells
+
+
+def _reindex() -> None:
+    """A release opens and closes rule and glossary versions: the index follows (the outbox
+    is drained after commit; only documents whose text or interval changed are rewritten)."""
+    enqueue("rule")
+    enqueue("glossary")
 
 
 def import_document(doc: Document, **kwargs: Any) -> ImportResult:

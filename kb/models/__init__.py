@@ -4,6 +4,7 @@ from .glossary import GlossaryTerm, GlossaryVersion
 from .records import Anomaly, ImportRecord
 from .releases import Release
 from .rules import Example, Lineage, Reference, RuleNumber, RuleVersion
+from .search import IndexOutbox
 from .vocabulary import VocabularyTerm
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "GlossaryTerm",
     "GlossaryVersion",
     "ImportRecord",
+    "IndexOutbox",
     "Lineage",
     "Reference",
     "Release",

@@ -17,6 +17,7 @@ from kb.archive.importer import Importer, ImportRefused, ImportResult
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
 from kb.crtext import CRFormatError
+from kb.search.indexing import deferred
 
 
 class Command(BaseCommand):
@@ -56,6 +57,10 @@ class Command(BaseCommand):
             bar.write(line, file=stream._out)
 
     def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+        with deferred():  # the search index follows once, after the last release
+            self._handle(opts)
+
+    def _handle(self, opts: dict) -> None:
         if opts["lang"] != "en":
             raise CommandError(
                 "French CR documents cannot be imported yet: only English releases are parsed "

@@ -7,6 +7,7 @@ cheap: releases already loaded with the same text are skipped. Other apps load t
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -16,6 +17,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from kb import hooks
 from kb.archive.importer import Importer
 from kb.models import Release
+from kb.search.backend import get_backend
+from kb.search.indexing import deferred, drain, rebuild
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 
@@ -31,6 +34,27 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+        with deferred(drain_after=False):
+            self._load(opts)
+        self._index(opts["verbosity"])
+
+    def _index(self, verbosity: int) -> None:
+        """Build the search index if there is none, else apply what the load changed."""
+        started = time.perf_counter()
+        if not get_backend().exists():
+            self.stdout.write("Building the search index …")
+            count = rebuild()
+            seconds = time.perf_counter() - started
+            self.stdout.write(f"Indexed {count} documents in {seconds:.0f} s.")
+            return
+        report = drain(wait=600)
+        if report is not None and verbosity:
+            self.stdout.write(
+                f"Search index updated: +{report.added} -{report.deleted} documents "
+                f"in {time.perf_counter() - started:.1f} s."
+            )
+
+    def _load(self, opts: dict) -> None:
         rules = Path(opts["data_dir"]) / "cr" / "en"
         if rules.is_dir():
             demo = list(

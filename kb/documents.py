@@ -1,0 +1,187 @@
+"""kb's search documents: one per rule version and number held (with its examples), one per
+glossary version; each carries its validity interval so one index answers for every release.
+
+A rule version is cut where its number changed (a renumbering keeps the text but not the
+number), so a document has one text and one number over its whole interval: about 16,000
+documents for the 101 releases, not 101 copies of 3,000 rules.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Collection, Iterator
+
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from .models import (
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    RuleNumber,
+    RuleVersion,
+    VocabularyTerm,
+)
+from .search.documents import Hit, SearchDocument
+from .search.registry import DocumentType, register
+
+HEADING_MAX = 80
+
+
+def _overlap(
+    a: tuple[dt.date, dt.date | None], b: tuple[dt.date, dt.date | None]
+) -> tuple[dt.date, dt.date | None] | None:
+    start = max(a[0], b[0])
+    ends = [e for e in (a[1], b[1]) if e is not None]
+    end = min(ends) if ends else None
+    return (start, end) if end is None or start < end else None
+
+
+def _is_heading(kind: str, text: str) -> bool:
+    """Section and chapter titles, and rules that only name a keyword ("702.19. Trample")."""
+    if kind in ("section", "chapter"):
+        return True
+    return kind == "rule" and len(text) <= HEADING_MAX and not text.rstrip().endswith((".", ":"))
+
+
+def _french_terms(field: str, ids: Collection[int] | None) -> dict[int, list[str]]:
+    qs = VocabularyTerm.objects.exclude(**{f"{field}__isnull": True})
+    if ids is not None:
+        qs = qs.filter(**{f"{field}__in": ids})
+    out: dict[int, list[str]] = defaultdict(list)
+    for owner, fr in qs.order_by("id").values_list(field, "fr"):
+        if fr and fr not in out[owner]:
+            out[owner].append(fr)
+    return out
+
+
+def rule_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
+    """Documents of these lineages (None: every lineage)."""
+    lineages = None if groups is None else [int(g) for g in groups if g.isdigit()]
+    versions = RuleVersion.objects.order_by("lineage_id", "valid_from")
+    numbers = RuleNumber.objects.order_by("lineage_id", "valid_from")
+    examples = Example.objects.order_by("version_id", "position")
+    if lineages is not None:
+        versions = versions.filter(lineage_id__in=lineages)
+        numbers = numbers.filter(lineage_id__in=lineages)
+        examples = examples.filter(version__lineage_id__in=lineages)
+    held: dict[int, list[dict]] = defaultdict(list)
+    for n in numbers.values(
+        "id", "lineage_id", "number", "kind", "chapter", "valid_from", "valid_to"
+    ):
+        held[n["lineage_id"]].append(n)
+    texts: dict[int, list[str]] = defaultdict(list)
+    for version_id, text in examples.values_list("version_id", "text_en"):
+        texts[version_id].append(text)
+    french = _french_terms("lineage_id", lineages)
+    rows = versions.values("id", "lineage_id", "text_en", "text_fr", "valid_from", "valid_to")
+    for v in rows.iterator(chunk_size=2000):
+        for n in held[v["lineage_id"]]:
+            span = _overlap((v["valid_from"], v["valid_to"]), (n["valid_from"], n["valid_to"]))
+            if span is None:
+                continue
+            text = v["text_en"] or ""
+            yield SearchDocument(
+                kind="rule",
+                key=f"{v['id']}-{n['id']}",
+                group=str(v["lineage_id"]),
+                title_en=text if _is_heading(n["kind"], text) else "",
+                title_fr=" · ".join(french.get(v["lineage_id"], [])),
+                body_en=text,
+                body_fr=v["text_fr"] or "",
+                extra_en="\n".join(texts.get(v["id"], [])),
+                number=n["number"],
+                chapter=n["chapter"],
+                ref=n["number"],
+                valid_from=span[0],
+                valid_to=span[1],
+            )
+
+
+def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
+    """Documents of these glossary terms (None: every term)."""
+    terms = None if groups is None else [int(g) for g in groups if g.isdigit()]
+    qs = GlossaryVersion.objects.order_by("term_id", "valid_from", "ordinal")
+    if terms is not None:
+        qs = qs.filter(term_id__in=terms)
+    slugs = dict(
+        (
+            GlossaryTerm.objects.filter(id__in=terms) if terms is not None else GlossaryTerm.objects
+        ).values_list("id", "slug")
+    )
+    french = _french_terms("glossary_term_id", terms)
+    fields = (
+        "id",
+        "term_id",
+        "headword",
+        "aliases",
+        "text_en",
+        "text_fr",
+        "valid_from",
+        "valid_to",
+    )
+    for g in qs.values(*fields).iterator(chunk_size=2000):
+        aliases = [a for a in g["aliases"] or [] if a != g["headword"]]
+        yield SearchDocument(
+            kind="glossary",
+            key=str(g["id"]),
+            group=str(g["term_id"]),
+            title_en=g["headword"] + (f" ({', '.join(aliases)})" if aliases else ""),
+            title_fr=" · ".join(french.get(g["term_id"], [])),
+            body_en=g["text_en"] or "",
+            body_fr=g["text_fr"] or "",
+            ref=slugs.get(g["term_id"], ""),
+            valid_from=g["valid_from"],
+            valid_to=g["valid_to"],
+        )
+
+
+def rule_url(hit: Hit, release: str | None) -> str:
+    if release is None:
+        return reverse("kb:current_rule", args=[hit.ref])
+    return reverse("kb:rule", args=[release, hit.ref])
+
+
+def glossary_url(hit: Hit, release: str | None) -> str:
+    return reverse("kb:glossary_term", args=[release or "current", hit.ref])
+
+
+def _vocabulary_lineage(term: VocabularyTerm) -> list[str]:
+    return [str(term.lineage_id)] if term.lineage_id else []
+
+
+def _vocabulary_glossary(term: VocabularyTerm) -> list[str]:
+    return [str(term.glossary_term_id)] if term.glossary_term_id else []
+
+
+def register_documents() -> None:
+    """Called from kb's AppConfig.ready: edits made in the admin re-index their group."""
+    register(
+        DocumentType(
+            kind="rule",
+            label=_("rules"),
+            documents=rule_documents,
+            url=rule_url,
+            versioned=True,
+            models={
+                RuleVersion: lambda v: [str(v.lineage_id)],
+                Example: lambda e: [str(e.version.lineage_id)],
+                RuleNumber: lambda n: [str(n.lineage_id)],
+                VocabularyTerm: _vocabulary_lineage,
+            },
+        )
+    )
+    register(
+        DocumentType(
+            kind="glossary",
+            label=_("glossary"),
+            documents=glossary_documents,
+            url=glossary_url,
+            versioned=True,
+            models={
+                GlossaryVersion: lambda g: [str(g.term_id)],
+                VocabularyTerm: _vocabulary_glossary,
+            },
+        )
+    )

@@ -1,0 +1,107 @@
+"""Analyzers per language, and the one stop-word policy every field shares.
+
+Why one policy: a query combining fields with different stop words (an exact field and a
+French field, say) turns a stop word into a required term and returns nothing ("Héraut de la
+guerre"). So stop words are removed once, from the query, before it is compiled for any field;
+text fields drop the same words when indexing (only shifting positions), and name fields keep
+them, for quoted phrases.
+
+Written with Whoosh's analysis module (shared by its forks); the backend is the only user.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from whoosh.analysis import (
+    CharsetFilter,
+    Filter,
+    LowercaseFilter,
+    RegexTokenizer,
+    StemFilter,
+    StopFilter,
+)
+from whoosh.support.charset import accent_map
+
+#: Rules words like "can", "not", "may", "each", "until" and "when" carry meaning here; only
+#: grammatical words of both languages are dropped.
+_EN_STOP = "a an and are as at be by for from in into is it its of on or that the their this to was were with you your"  # noqa: E501
+_FR_STOP = "au aux ce ces d de des du en et l la le les qu que qui s sa se ses son un une à"
+STOP_WORDS = frozenset(f"{_EN_STOP} {_FR_STOP}".split())
+
+# Words with internal apostrophes or dots stay whole ("602.2a", "urza's", "l'ennemi").
+TOKENS = r"\w+(?:[.'’]\w+)*"
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: how every field compares words."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("’", "'")
+
+
+class ApostropheFilter(Filter):
+    """ "Urza's" -> "urzas", "l'ennemi" -> "lennemi" + "ennemi": names match typed with or
+    without their apostrophes; French elisions drop their article (names keep the joined form
+    too, "lennemi", for a name typed without its apostrophe)."""
+
+    def __init__(self, keep_elided: bool = False) -> None:
+        self.keep_elided = keep_elided
+
+    def __call__(self, tokens):  # type: ignore[no-untyped-def]
+        for t in tokens:
+            text = t.text
+            if "'" not in text and "’" not in text:
+                yield t
+                continue
+            parts = text.replace("’", "'").split("'")
+            elided = len(parts) == 2 and len(parts[0]) <= 2 and parts[0] != "o"  # l', d', qu'
+            if not elided or self.keep_elided:
+                t.text = "".join(parts)
+                yield t
+            if elided:
+                t.text = parts[1]
+                yield t
+
+
+class DotFilter(Filter):
+    """Keeps a rule number whole and adds its pieces nothing; splits dotted abbreviations
+    that are not numbers ("e.g." -> "e", "g")."""
+
+    def __call__(self, tokens):  # type: ignore[no-untyped-def]
+        for t in tokens:
+            if "." in t.text and not t.text[:1].isdigit():
+                for part in t.text.split("."):
+                    if part:
+                        t.text = part
+                        yield t
+            else:
+                yield t
+
+
+def _base(keep_elided: bool = False):  # type: ignore[no-untyped-def]
+    return (
+        RegexTokenizer(TOKENS)
+        | LowercaseFilter()
+        | CharsetFilter(accent_map)
+        | DotFilter()
+        | ApostropheFilter(keep_elided)
+    )
+
+
+def english():  # type: ignore[no-untyped-def]
+    """English stemming (Porter), accents folded, the shared stop words."""
+    return _base() | StopFilter(stoplist=STOP_WORDS, minsize=1) | StemFilter()
+
+
+def french():  # type: ignore[no-untyped-def]
+    """French: accents folded *before* stemming, so "pietinement" finds "piétinement"."""
+    return _base() | StopFilter(stoplist=STOP_WORDS, minsize=1) | StemFilter(lang="fr")
+
+
+def names():  # type: ignore[no-untyped-def]
+    """Names and titles: no stemming (prefixes must match: "Audaci*"), no stop words."""
+    return _base(keep_elided=True)
+
+
+def is_stop_word(word: str) -> bool:
+    return fold(word) in STOP_WORDS

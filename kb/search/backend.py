@@ -1,0 +1,113 @@
+"""The interface every search backend implements, and how the configured one is found.
+
+Shaped like Wagtail's modelsearch backends: index, delete, search, suggest, rebuild; the
+bookkeeping that keeps the index in step with the database (outbox, sync, check) lives in
+kb.search.indexing and only needs `ids()` from a backend. A new backend (PostgreSQL full-text,
+OpenSearch) implements this class and passes tests/search/test_contract.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from .documents import Results, SearchDocument
+from .syntax import Group, Item
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A parsed query, ready for a backend: stop words already dropped (one policy for every
+    field), French vocabulary already expanded, filters resolved."""
+
+    groups: tuple[Group, ...]
+    excluded: tuple[Item, ...] = ()
+    kinds: tuple[str, ...] = ()
+    release: dt.date | None = None  # versioned documents valid on this date; None: all
+    lang: str | None = None  # only fields of this language
+    page: int = 1
+    per_page: int = 20
+    snippets: bool = True
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    kind: str
+    title: str
+    ref: str
+    number: str = ""
+    lang: str = "en"
+
+
+@dataclass
+class IndexStats:
+    documents: int
+    size_bytes: int
+    location: str
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+class SearchUnavailable(RuntimeError):
+    """No index has been built yet (or it cannot be read)."""
+
+
+class SearchBackend(ABC):
+    @abstractmethod
+    def exists(self) -> bool: ...
+
+    @abstractmethod
+    def update(
+        self, add: Iterable[SearchDocument] = (), delete: Iterable[str] = (), *, bulk: bool = False
+    ) -> tuple[int, int]:
+        """Delete documents by id and add others in one commit (readers never see a document
+        missing between the two); `bulk` hints at a large batch. Returns (added, deleted)."""
+
+    def index(self, docs: Iterable[SearchDocument], *, bulk: bool = False) -> int:
+        return self.update(docs, (), bulk=bulk)[0]
+
+    def delete(self, doc_ids: Iterable[str]) -> int:
+        return self.update((), doc_ids)[1]
+
+    @abstractmethod
+    def ids(self, kind: str | None = None, groups: Iterable[str] | None = None) -> set[str]:
+        """Ids of the indexed documents, of a kind or of some groups (kind:group)."""
+
+    @abstractmethod
+    def search(self, request: SearchRequest) -> Results: ...
+
+    @abstractmethod
+    def suggest(
+        self, text: str, *, limit: int = 10, release: dt.date | None = None
+    ) -> list[Suggestion]:
+        """Titles (rule headings, glossary terms, card names) starting with what was typed."""
+
+    @abstractmethod
+    def corrections(self, words: Iterable[str]) -> dict[str, str]:
+        """Misspelt words -> the closest indexed word (a did-you-mean, not a fuzzy search)."""
+
+    @abstractmethod
+    def rebuild(self, docs: Iterable[SearchDocument]) -> int:
+        """Build a fresh index beside the live one and swap it in atomically: searches during a
+        rebuild keep answering from the old index."""
+
+    @abstractmethod
+    def stats(self) -> IndexStats: ...
+
+
+@lru_cache(maxsize=8)
+def _backend(path: str, location: str) -> SearchBackend:
+    return import_string(path)(Path(location))
+
+
+def get_backend() -> SearchBackend:
+    """The configured backend (settings.KB_SEARCH_BACKEND), one instance per process and
+    location: web processes open the index once."""
+    path = getattr(settings, "KB_SEARCH_BACKEND", "kb.search.whoosh_backend.WhooshBackend")
+    return _backend(path, str(settings.KB_INDEX_DIR))

@@ -1,0 +1,93 @@
+"""What the search engine indexes and returns: plain dataclasses, the same for every backend.
+
+Apps build documents from their models (kb: rule versions with their examples, glossary
+versions; rulings: cards and rulings) and never see a backend's own types.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+#: The kinds of documents, in the order results are grouped and filtered.
+KINDS = ("rule", "glossary", "card", "ruling")
+
+
+@dataclass(frozen=True)
+class SearchDocument:
+    """One searchable thing. Versioned documents carry their validity interval
+    [valid_from, valid_to) so that one index answers for every release.
+
+    `group` is the unit re-indexed together (a rule lineage, a glossary term, a card): an edit
+    re-indexes the documents of its group. `ref` is what the kind needs to build a link.
+    """
+
+    kind: str
+    key: str
+    group: str
+    title_en: str = ""
+    title_fr: str = ""
+    body_en: str = ""
+    body_fr: str = ""
+    extra_en: str = ""
+    number: str = ""
+    chapter: str = ""
+    ref: str = ""
+    label: str = ""
+    date: dt.date | None = None
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+
+    @property
+    def stamp(self) -> str:
+        """A hash of everything indexed: an id carrying it changes whenever the content does,
+        so comparing id sets tells missing and stale documents apart without reading them."""
+        data = json.dumps(asdict(self), default=str, sort_keys=True, ensure_ascii=False)
+        return hashlib.blake2b(data.encode(), digest_size=6).hexdigest()
+
+    @property
+    def doc_id(self) -> str:
+        return f"{self.kind}:{self.key}:{self.stamp}"
+
+    @property
+    def group_id(self) -> str:
+        return f"{self.kind}:{self.group}"
+
+
+@dataclass
+class Hit:
+    """One result, with highlighted snippets (safe HTML: the text escaped, matches in <mark>)."""
+
+    kind: str
+    key: str
+    ref: str
+    title_en: str
+    title_fr: str
+    number: str
+    chapter: str
+    label: str
+    date: dt.date | None
+    valid_from: dt.date | None
+    valid_to: dt.date | None
+    score: float
+    snippet_en: str = ""
+    snippet_fr: str = ""
+    matched: tuple[str, ...] = ()  # languages whose fields matched: "en", "fr"
+    url: str = ""
+    context: str = ""  # e.g. the rule's chapter heading, filled by the service
+    via: str = ""  # how a French query reached an English text (the vocabulary term)
+
+
+@dataclass
+class Results:
+    hits: list[Hit]
+    total: int
+    page: int
+    per_page: int
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))

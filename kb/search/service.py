@@ -1,0 +1,378 @@
+"""Search as the site offers it: what views, the API and the bench call.
+
+On top of a backend's full-text search: rule numbers typed in any usual shape jump to the rule;
+one stop-word policy for every field; French queries reach English rules through the EN<->FR
+vocabulary; a keyword or glossary term puts its defining rules first, then its glossary entry;
+a did-you-mean over titles; links, chapter headings and the release for each hit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.db.models import Q
+
+from kb import reading
+from kb.crtext.numbers import is_number
+from kb.models import GlossaryVersion, Reference, Release, RuleNumber, VocabularyTerm
+from kb.models.versioning import valid_on
+
+from .analysis import fold, is_stop_word
+from .backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
+from .documents import Hit, Results
+from .registry import document_type
+from .syntax import Group, Item, ParsedQuery, Phrase, Word, parse
+
+log = logging.getLogger(__name__)
+PER_PAGE = 20
+MAX_PAGE = 500
+
+
+@dataclass
+class SearchPage:
+    """Everything a results page or API answer shows."""
+
+    query: str
+    parsed: ParsedQuery
+    release: Release | None
+    is_current: bool
+    results: Results = field(default_factory=lambda: Results([], 0, 1, PER_PAGE))
+    jump: str = ""  # the rule's URL when the query is a rule number found in the release
+    number: str = ""  # a rule number the query named (found or not)
+    nearest: list[str] = field(default_factory=list)  # when that number does not exist
+    correction: str = ""  # did you mean …
+    corrected: bool = False  # the results are the correction's (the query found nothing)
+    suggestions: list[Suggestion] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    via: dict[str, str] = field(default_factory=dict)  # French term -> English term used
+    unavailable: bool = False
+    kinds: list[str] = field(default_factory=list)
+    lang: str | None = None
+
+    @property
+    def release_token(self) -> str | None:
+        """None for the current release (links go to current pages), else its date."""
+        if self.release is None or self.is_current:
+            return None
+        return self.release.effective_date.isoformat()
+
+
+def search(
+    raw: str,
+    *,
+    kinds: Iterable[str] = (),
+    release: str | None = None,
+    lang: str | None = None,
+    page: int = 1,
+    per_page: int = PER_PAGE,
+) -> SearchPage:
+    """Run a query as typed (filters given as arguments add to those typed in the query)."""
+    parsed = parse(raw)
+    kinds = [k for k in kinds if document_type(k)] or parsed.kinds
+    lang = lang if lang in ("en", "fr") else parsed.lang
+    releases = reading.Releases.load()
+    chosen, notices = _release(release or parsed.release, releases)
+    out = SearchPage(
+        query=parsed.text if parsed.empty else raw.strip()[:500],
+        parsed=parsed,
+        release=chosen,
+        is_current=chosen is None or chosen == releases.current,
+        notices=notices,
+        kinds=list(kinds),
+        lang=lang,
+    )
+    if parsed.truncated:
+        out.notices.append("Only the first 500 characters of the query were read.")
+    for f in parsed.ignored:
+        out.notices.append(f"“{f}” is not a filter this search knows; it was ignored.")
+    if parsed.empty or chosen is None:
+        return out
+    date = chosen.effective_date
+    number = reading.number_in_query(parsed.text)
+    if number and len(parsed.groups) <= 3:
+        _number(out, number, date)
+    groups = _without_stop_words(parsed.groups)
+    if lang != "en":
+        groups = _expand_french(groups, out.via)
+    request = SearchRequest(
+        groups=tuple(groups),
+        excluded=tuple(parsed.excluded),
+        kinds=tuple(kinds),
+        release=date,
+        lang=lang,
+        page=max(1, min(page, MAX_PAGE)),
+        per_page=per_page,
+    )
+    backend = get_backend()
+    try:
+        out.results = backend.search(request)
+        _correct(out, backend, request, parsed)
+        if request.page == 1 and not out.corrected:
+            _definitions_first(out, backend, request, parsed.text)
+        if out.number and out.jump and request.page == 1:
+            _number_first(out, backend, request)
+        if not out.results.total:
+            out.suggestions = backend.suggest(parsed.text, limit=8, release=date)
+    except SearchUnavailable as exc:
+        log.warning("search unavailable: %s", exc)
+        out.unavailable = True
+    _decorate(out.results.hits, out)
+    return out
+
+
+def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
+    """Autocomplete: titles starting with what was typed, with their links (current)."""
+    current = reading.Releases.load().current
+    try:
+        found = get_backend().suggest(
+            text[:100], limit=limit, release=current.effective_date if current else None
+        )
+    except SearchUnavailable:
+        return []
+    out = []
+    for s in found:
+        hit = Hit(s.kind, "", s.ref, s.title, "", s.number, "", "", None, None, None, 0.0)
+        doc_type = document_type(s.kind)
+        out.append((s, doc_type.url(hit, None) if doc_type else ""))
+    return out
+
+
+# -- the steps ---------------------------------------------------------------------------------
+
+
+def _release(token: str | None, releases: reading.Releases) -> tuple[Release | None, list[str]]:
+    notices: list[str] = []
+    if not releases.all:
+        return None, ["No rules are loaded yet."]
+    if not token or token == "current":
+        return releases.current, notices
+    try:
+        date = reading.parse_release_token(token)
+    except reading.BadRelease as exc:
+        return releases.current, [f"{exc}; searching the current rules."]
+    found = releases.in_force(date) if date else releases.current
+    if found is None:
+        first = releases.all[0].effective_date.isoformat()
+        return releases.current, [
+            f"No release was in force on {token} (the first is {first}); "
+            "searching the current rules."
+        ]
+    return found, notices
+
+
+def _number(out: SearchPage, number: str, date: dt.date) -> None:
+    out.number = number
+    if reading.rule_version(number, date) is None:
+        out.nearest = reading.nearest_numbers(number, date) if is_number(number) else []
+        return
+    hit = Hit("rule", "", number, "", "", number, "", "", None, None, None, 0.0)
+    out.jump = document_type("rule").url(hit, out.release_token)  # type: ignore[union-attr]
+
+
+def _without_stop_words(groups: list[Group]) -> list[Group]:
+    """One stop-word policy for every field: a stop word is never a required term (it would
+    have to match in the fields that keep stop words). Quoted phrases keep theirs."""
+    kept = []
+    for g in groups:
+        items = tuple(i for i in g.items if isinstance(i, Phrase) or not is_stop_word(i.text))
+        if items:
+            kept.append(Group(items))
+    return kept or groups  # a query made only of stop words searches them as typed
+
+
+@lru_cache(maxsize=1)
+def _vocabulary(stamp: tuple) -> dict[tuple[str, ...], str]:
+    out: dict[tuple[str, ...], str] = {}
+    for en, fr in VocabularyTerm.objects.values_list("en", "fr"):
+        words = tuple(fold(fr).replace("'", " ").split())
+        if words and fold(en) != " ".join(words):
+            out.setdefault(words, en)
+    return out
+
+
+def _vocabulary_now() -> dict[tuple[str, ...], str]:
+    """The vocabulary, re-read when its size changes or a minute passed (admin edits)."""
+    return _vocabulary((VocabularyTerm.objects.count(), int(time.monotonic() // 60)))
+
+
+def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
+    """French words of the vocabulary ("piétinement", "contact mortel") also search their
+    English term, so French queries reach English rules, rulings and card texts."""
+    words = [g.items[0] if len(g.items) == 1 else None for g in groups]
+    if not any(isinstance(w, Word) and not w.prefix for w in words):
+        return groups
+    vocabulary = _vocabulary_now()
+    longest = max((len(k) for k in vocabulary), default=0)
+    out: list[Group] = []
+    i = 0
+    while i < len(groups):
+        match = None
+        for size in range(min(longest, len(groups) - i), 0, -1):
+            span = words[i : i + size]
+            if all(isinstance(w, Word) and not w.prefix for w in span):
+                key = tuple(fold(w.text) for w in span)  # type: ignore[union-attr]
+                if key in vocabulary:
+                    match = (size, key, vocabulary[key])
+                    break
+        if match is None:
+            out.append(groups[i])
+            i += 1
+            continue
+        size, key, english = match
+        typed = " ".join(w.text for w in words[i : i + size])  # type: ignore[union-attr]
+        original: Item = Phrase(typed) if size > 1 else Word(typed)
+        out.append(Group((original, Phrase(english) if " " in english else Word(english))))
+        via[typed] = english
+        i += size
+    return out
+
+
+def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQuery) -> None:  # type: ignore[no-untyped-def]
+    words = [
+        i.text
+        for g in parsed.groups
+        for i in g.items
+        if isinstance(i, Word) and not i.prefix and not i.text[:1].isdigit()
+    ]
+    fixes = backend.corrections(words)
+    if not fixes:
+        return
+    out.correction = " ".join(fixes.get(w, w) for w in parsed.text.split())
+    if out.results.total:
+        return
+    fixed = [
+        Group(tuple(Word(fixes.get(i.text, i.text)) if isinstance(i, Word) else i for i in g.items))
+        for g in request.groups
+    ]
+    retry = SearchRequest(**{**request.__dict__, "groups": tuple(fixed), "page": 1})
+    results = backend.search(retry)
+    if results.total:
+        out.results, out.corrected = results, True
+
+
+@lru_cache(maxsize=16)
+def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[int, list[str]]]:
+    """Folded headword or alias (singular too) -> (glossary version id, rules it cites)."""
+    versions = list(
+        GlossaryVersion.objects.filter(valid_on(date)).values_list("id", "headword", "aliases")
+    )
+    targets: dict[int, list[str]] = {}
+    for vid, target in (
+        Reference.objects.filter(glossary_version_id__in=[v[0] for v in versions])
+        .order_by("glossary_version_id", "start")
+        .values_list("glossary_version_id", "target")
+    ):
+        if target not in targets.setdefault(vid, []):
+            targets[vid].append(target)
+    out: dict[str, tuple[int, list[str]]] = {}
+    for vid, headword, aliases in versions:
+        for name in [headword, *(aliases or [])]:
+            key = fold(name.replace("(Obsolete)", "")).strip()
+            out.setdefault(key, (vid, targets.get(vid, [])[:3]))
+            out.setdefault(key.rstrip("s"), (vid, targets.get(vid, [])[:3]))
+    return out
+
+
+def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:  # type: ignore[no-untyped-def]
+    """A query naming a glossary term (or, in French, its vocabulary term): the rules its
+    entry cites first, then the entry, then the rest as ranked."""
+    if request.kinds and not {"rule", "glossary"} & set(request.kinds):
+        return
+    assert out.release is not None
+    index = _glossary_targets(out.release.effective_date, out.release.sha256)
+    key = fold(text).strip()
+    english = out.via.get(text.strip())
+    entry = (
+        index.get(key)
+        or index.get(key.rstrip("s"))
+        or (index.get(fold(english)) if english else None)
+    )
+    if entry is None:
+        return
+    _, numbers = entry
+    first: list[Hit] = []
+    if not request.kinds or "rule" in request.kinds:
+        for number in numbers:
+            first += _rule_hit(backend, request, number)
+    name = fold(english or text).strip()
+    rest = out.results.hits
+    glossary = [
+        h
+        for h in rest
+        if h.kind == "glossary"
+        and fold(h.title_en.replace("(Obsolete)", "")).strip()
+        in (
+            name,
+            name.rstrip("s"),
+        )
+    ]
+    if not glossary and (not request.kinds or "glossary" in request.kinds):
+        glossary = _glossary_hit(backend, request, english or text)
+    chosen = first + glossary[:1]
+    seen = {(h.kind, h.number or h.ref) for h in chosen}
+    out.results.hits = chosen + [h for h in rest if (h.kind, h.number or h.ref) not in seen]
+    out.results.hits = out.results.hits[: max(request.per_page, len(chosen))]
+
+
+def _rule_hit(backend, request: SearchRequest, number: str) -> list[Hit]:  # type: ignore[no-untyped-def]
+    found = backend.search(
+        SearchRequest(
+            groups=(Group((Word(number),)),), kinds=("rule",), release=request.release, per_page=5
+        )
+    )
+    return [h for h in found.hits if h.number == number][:1]
+
+
+def _glossary_hit(backend, request: SearchRequest, text: str) -> list[Hit]:  # type: ignore[no-untyped-def]
+    found = backend.search(
+        SearchRequest(
+            groups=(Group((Phrase(text),)),),
+            kinds=("glossary",),
+            release=request.release,
+            per_page=3,
+        )
+    )
+    return found.hits[:1]
+
+
+def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:  # type: ignore[no-untyped-def]
+    hits = _rule_hit(backend, request, out.number)
+    if hits:
+        rest = [h for h in out.results.hits if not (h.kind == "rule" and h.number == out.number)]
+        out.results.hits = hits + rest[: request.per_page - 1]
+
+
+def _decorate(hits: list[Hit], out: SearchPage) -> None:
+    """Links in the release searched, the rule's chapter heading, how French reached English."""
+    if not hits or out.release is None:
+        return
+    date = out.release.effective_date
+    chapters = {h.chapter for h in hits if h.kind == "rule" and h.chapter}
+    titles = (
+        dict(
+            RuleNumber.objects.filter(valid_on(date), number__in=chapters, kind="chapter")
+            .filter(Q(lineage__versions__valid_from__lte=date))
+            .filter(
+                Q(lineage__versions__valid_to__gt=date)
+                | Q(lineage__versions__valid_to__isnull=True)
+            )
+            .values_list("number", "lineage__versions__text_en")
+        )
+        if chapters
+        else {}
+    )
+    via = ", ".join(f"{fr} → {en}" for fr, en in out.via.items())
+    for h in hits:
+        doc_type = document_type(h.kind)
+        h.url = (
+            doc_type.url(h, out.release_token if doc_type.versioned else None) if doc_type else ""
+        )
+        if h.kind == "rule" and h.chapter in titles:
+            h.context = f"{h.chapter}. {titles[h.chapter]}"
+        if via and "fr" not in h.matched:
+            h.via = via

@@ -1,0 +1,481 @@
+"""The default backend: Whoosh 2.7.4, on disk, used only through API its forks share
+(whoosh-reloaded, whoosh3), so switching is a one-line change in pyproject.toml.
+
+Layout of the index folder: `CURRENT` names the live index (a sub-folder); a rebuild writes a
+new sub-folder and replaces `CURRENT` atomically (os.replace), keeping the previous one so that
+readers still holding it finish their searches. Readers open the live index once per process
+and refresh when a writer commits or a rebuild swaps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+from whoosh import highlight, index, sorting
+from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Query, Term
+
+from . import analysis
+from .backend import IndexStats, SearchBackend, SearchRequest, SearchUnavailable, Suggestion
+from .documents import Hit, Results, SearchDocument
+from .syntax import Item
+from .syntax import Phrase as PhraseItem
+
+OPEN_END = dt.date.max.toordinal()
+BULK = 5_000  # from this many documents, index with two processes
+
+#: (field, boost) searched for each language; titles weigh most, examples least.
+FIELDS = {
+    "en": (("title_en", 4.0), ("body_en", 1.0), ("extra_en", 0.3)),
+    "fr": (("title_fr", 4.0), ("body_fr", 1.0)),
+}
+FIELD_LANG = {f: lang for lang, fields in FIELDS.items() for f, _ in fields}
+NUMBER_BOOST = 30.0
+#: word*: titles are unstemmed; bodies are stemmed, so a prefix there matches stems ("trampl*").
+PREFIX_FIELDS = (("title_en", 2.0), ("title_fr", 2.0), ("body_en", 0.5), ("body_fr", 0.5))
+
+
+def schema() -> Schema:
+    return Schema(
+        id=ID(unique=True, sortable=True),  # read from its column, not stored twice
+        kind=ID(stored=True),
+        group=ID,
+        key=STORED,
+        ref=STORED,
+        label=STORED,
+        date=STORED,
+        chapter=STORED,
+        number=ID(stored=True),
+        # Titles (headings, glossary terms, card names) are unstemmed: prefixes match
+        # ("Audaci*") and their words are the did-you-mean dictionary.
+        title_en=TEXT(analysis.names(), stored=True, spelling=True),
+        title_fr=TEXT(analysis.names(), stored=True, spelling=True),
+        body_en=TEXT(analysis.english(), stored=True),
+        body_fr=TEXT(analysis.french(), stored=True),
+        extra_en=TEXT(analysis.english(), stored=True),
+        valid_from=NUMERIC(int, bits=32, stored=True),
+        valid_to=NUMERIC(int, bits=32, stored=True),
+    )
+
+
+def _fields(doc: SearchDocument) -> dict:
+    return {
+        "id": doc.doc_id,
+        "kind": doc.kind,
+        "group": doc.group_id,
+        "key": doc.key,
+        "ref": doc.ref,
+        "label": doc.label,
+        "date": doc.date.isoformat() if doc.date else "",
+        "chapter": doc.chapter,
+        "number": doc.number.lower(),
+        "title_en": doc.title_en,
+        "title_fr": doc.title_fr,
+        "body_en": doc.body_en,
+        "body_fr": doc.body_fr,
+        "extra_en": doc.extra_en,
+        "valid_from": doc.valid_from.toordinal() if doc.valid_from else 0,
+        "valid_to": doc.valid_to.toordinal() if doc.valid_to else OPEN_END,
+    }
+
+
+class _Mark(highlight.Formatter):
+    """Matches in <mark>, everything else escaped: snippets are safe to show as HTML."""
+
+    between = " … "
+
+    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+        return f"<mark>{html.escape(highlight.get_text(text, token, replace))}</mark>"
+
+    def format_fragment(self, fragment, replace=False):  # type: ignore[no-untyped-def]
+        out, index_ = [], fragment.startchar
+        text = fragment.text
+        for t in fragment.matches:
+            if t.startchar is None or t.startchar < index_:
+                continue
+            out.append(html.escape(text[index_ : t.startchar]))
+            out.append(self.format_token(text, t, replace))
+            index_ = t.endchar
+        out.append(html.escape(text[index_ : fragment.endchar]))
+        return "".join(out)
+
+
+class WhooshBackend(SearchBackend):
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._lock = threading.Lock()
+        self._live: tuple[str, index.Index] | None = None
+        self._searcher = None
+        self._schema = schema()
+        self._scopes_of = None
+        self._scopes: dict = {}
+
+    # -- where the live index is -------------------------------------------------------------
+
+    @property
+    def _pointer(self) -> Path:
+        return self.root / "CURRENT"
+
+    def _live_name(self) -> str | None:
+        try:
+            return self._pointer.read_text().strip() or None
+        except FileNotFoundError:
+            return None
+
+    def exists(self) -> bool:
+        name = self._live_name()
+        return bool(name) and index.exists_in(str(self.root / name))
+
+    def _index(self) -> index.Index:
+        name = self._live_name()
+        if not name:
+            self._create_live()
+            name = self._live_name()
+        if self._live is None or self._live[0] != name:
+            try:
+                self._live = (name, index.open_dir(str(self.root / name)))
+            except Exception as exc:  # any failure to open means "unavailable"
+                raise SearchUnavailable(
+                    f"cannot open the search index in {self.root}: {exc}"
+                ) from exc
+            self._searcher = None
+        return self._live[1]
+
+    def _create_live(self) -> None:
+        name = self._new_folder()
+        index.create_in(str(self.root / name), self._schema)
+        self._swap(name)
+
+    def _new_folder(self) -> str:
+        self.root.mkdir(parents=True, exist_ok=True)
+        name = f"ix-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+        (self.root / name).mkdir()
+        return name
+
+    def _swap(self, name: str) -> None:
+        tmp = self.root / f"CURRENT.{os.getpid()}.tmp"
+        tmp.write_text(name)
+        os.replace(tmp, self._pointer)
+        self._remove_old(keep={name, *([self._live[0]] if self._live else [])})
+
+    def _remove_old(self, keep: set[str]) -> None:
+        folders = sorted(
+            (p for p in self.root.glob("ix-*") if p.is_dir()), key=lambda p: p.stat().st_mtime
+        )
+        # The newest two stay: readers may still hold the previous index for a moment.
+        for p in folders[:-2]:
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+    def searcher(self):  # type: ignore[no-untyped-def]
+        """The process's searcher, refreshed when the index changed (cheap when it did not)."""
+        with self._lock:
+            if not self.exists():
+                raise SearchUnavailable(f"no search index in {self.root} (run rebuild_index)")
+            ix = self._index()
+            if self._searcher is None:
+                self._searcher = ix.searcher()
+            elif not self._searcher.up_to_date():
+                self._searcher = self._searcher.refresh()
+            return self._searcher
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _writer(self, ix: index.Index, bulk: bool):  # type: ignore[no-untyped-def]
+        if bulk:
+            return ix.writer(procs=2, multisegment=True, limitmb=256)
+        return ix.writer(timeout=30.0)
+
+    def update(
+        self, add: Iterable[SearchDocument] = (), delete: Iterable[str] = (), *, bulk: bool = False
+    ) -> tuple[int, int]:
+        add, delete = list(add), list(delete)
+        if not add and not delete:
+            return 0, 0
+        writer = self._writer(self._index(), bulk or len(add) >= BULK)
+        try:
+            for doc_id in delete:
+                writer.delete_by_term("id", doc_id)
+            for doc in add:
+                writer.add_document(**_fields(doc))
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+        return len(add), len(delete)
+
+    def rebuild(self, docs: Iterable[SearchDocument]) -> int:
+        name = self._new_folder()
+        ix = index.create_in(str(self.root / name), self._schema)
+        writer = self._writer(ix, bulk=True)
+        count = 0
+        try:
+            for doc in docs:
+                writer.add_document(**_fields(doc))
+                count += 1
+        except BaseException:
+            writer.cancel()
+            shutil.rmtree(self.root / name, ignore_errors=True)
+            raise
+        writer.commit()
+        with self._lock:
+            self._swap(name)
+        return count
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def ids(self, kind: str | None = None, groups: Iterable[str] | None = None) -> set[str]:
+        if not self.exists():
+            return set()
+        s = self.searcher()
+        column = s.reader().column_reader("id")
+        if groups is not None:
+            terms = [Term("group", g) for g in groups]
+            if not terms:
+                return set()
+            docnums = s.search(Or(terms), limit=None, scored=False).docs()
+        else:
+            docnums = s.reader().all_doc_ids()
+        prefix = f"{kind}:" if kind else ""
+        found = (column[n] for n in docnums)
+        return {i for i in found if i.startswith(prefix)}
+
+    def stats(self) -> IndexStats:
+        if not self.exists():
+            return IndexStats(0, 0, str(self.root))
+        s = self.searcher()
+        name = self._live_name() or ""
+        size = sum(p.stat().st_size for p in (self.root / name).glob("*") if p.is_file())
+        counts = s.search(
+            Every(), groupedby=sorting.FieldFacet("kind", maptype=sorting.Count), limit=1
+        ).groups()
+        return IndexStats(s.doc_count(), size, str(self.root / name), dict(counts))
+
+    def search(self, request: SearchRequest) -> Results:
+        s = self.searcher()
+        query = self._compile(request, s)
+        if query is None:
+            return Results([], 0, request.page, request.per_page)
+        kinds = tuple(sorted(request.kinds))
+        by_kind = sorting.FieldFacet("kind", maptype=sorting.Count)
+        # An unscored pass counts the matches per kind (the kind filters show them); a scored
+        # pass, stopped at the page, gives the hits.
+        counts = dict(
+            s.search(
+                query,
+                filter=self._scope(s, request.release, ()),
+                limit=1,
+                groupedby=by_kind,
+                scored=False,
+            ).groups()
+        )
+        total = sum(counts.get(k, 0) for k in kinds) if kinds else sum(counts.values())
+        if not total:
+            return Results([], 0, 1, request.per_page, counts)
+        found = s.search(
+            query,
+            filter=self._scope(s, request.release, kinds),
+            limit=max(1, request.page) * request.per_page,
+            terms=True,
+        )
+        pages = max(1, -(-total // request.per_page))
+        if request.page > pages and total:
+            return self.search(replace(request, page=pages))
+        start = (request.page - 1) * request.per_page
+        hits = [self._hit(found[i], request) for i in range(start, min(len(found.top_n), total))]
+        return Results(hits, total, request.page, request.per_page, counts)
+
+    def suggest(
+        self, text: str, *, limit: int = 10, release: dt.date | None = None
+    ) -> list[Suggestion]:
+        words = [t.text for t in analysis.names()(text)]
+        if not words or len(words[-1]) < 2 or not self.exists():
+            return []
+        *whole, last = words[:6]
+        clauses: list[Query] = [Or([Term("title_en", w), Term("title_fr", w)]) for w in whole]
+        clauses.append(Or([Prefix("title_en", last), Prefix("title_fr", last)]))
+        s = self.searcher()
+        found = s.search(And(clauses), filter=self._scope(s, release, ()), limit=limit * 3)
+        out: list[Suggestion] = []
+        seen: set[str] = set()
+        for hit in found:
+            lang = "en" if any(_starts(hit.get("title_en", ""), words)) else "fr"
+            title = hit.get(f"title_{lang}") or hit.get("title_en", "")
+            if not title or (hit["kind"], title) in seen:
+                continue
+            seen.add((hit["kind"], title))
+            out.append(Suggestion(hit["kind"], title, hit["ref"], hit.get("number", ""), lang))
+            if len(out) == limit:
+                break
+        return out
+
+    def corrections(self, words: Iterable[str]) -> dict[str, str]:
+        if not self.exists():
+            return {}
+        s = self.searcher()
+        out = {}
+        for word in words:
+            folded = analysis.fold(word)
+            if len(folded) < 4 or not folded.isalpha() or self._known(s, word):
+                continue
+            best: tuple[int, int, str] | None = None
+            for name in ("title_en", "title_fr"):
+                for found in s.corrector(name).suggest(folded, limit=1, maxdist=2):
+                    distance = Levenshtein.distance(folded, found)
+                    rank = (distance, -s.doc_frequency(name, found), found)
+                    best = min(best, rank) if best else rank
+            if best and best[0] <= (1 if len(folded) <= 5 else 2):
+                out[word] = best[2]
+        return out
+
+    def _known(self, s, word: str) -> bool:  # type: ignore[no-untyped-def]
+        """Whether any field holds the word (as that field analyses it)."""
+        for name in ("title_en", "title_fr", "body_en", "body_fr"):
+            for token in self._schema[name].analyzer(word, mode="query"):
+                if s.doc_frequency(name, token.text):
+                    return True
+        return False
+
+    # -- compiling a request -----------------------------------------------------------------
+
+    def _compile(self, request: SearchRequest, s) -> Query | None:  # type: ignore[no-untyped-def]
+        fields = [f for lang, fs in FIELDS.items() if request.lang in (None, lang) for f in fs]
+        groups = [self._group(g.items, fields) for g in request.groups]
+        groups = [g for g in groups if g is not None]
+        if not groups:
+            return None
+        query: Query = And(groups) if len(groups) > 1 else groups[0]
+        excluded = [self._item(i, fields) for i in request.excluded]
+        excluded = [e for e in excluded if e is not None]
+        if excluded:
+            query = AndNot(query, Or(excluded))
+        return query
+
+    def _group(self, items: Iterable[Item], fields) -> Query | None:  # type: ignore[no-untyped-def]
+        alternatives = [q for q in (self._item(i, fields) for i in items) if q is not None]
+        if not alternatives:
+            return None
+        return Or(alternatives) if len(alternatives) > 1 else alternatives[0]
+
+    def _item(self, item: Item, fields) -> Query | None:  # type: ignore[no-untyped-def]
+        clauses: list[Query] = []
+        if isinstance(item, PhraseItem):
+            text, prefix = item.text, False
+        else:
+            text, prefix = item.text, item.prefix
+            if text[:1].isdigit():
+                clauses.append(Term("number", text.lower().rstrip("."), boost=NUMBER_BOOST))
+        if prefix:
+            stem = analysis.fold(text)
+            clauses += [Prefix(f, stem, boost=b) for f, b in PREFIX_FIELDS]
+        else:
+            for name, boost in fields:
+                tokens = [t.text for t in self._schema[name].analyzer(text, mode="query")]
+                if len(tokens) == 1:
+                    clauses.append(Term(name, tokens[0], boost=boost))
+                elif tokens:
+                    clauses.append(Phrase(name, tokens, boost=boost))
+        if not clauses:
+            return None
+        return Or(clauses) if len(clauses) > 1 else clauses[0]
+
+    def _scope(self, s, date: dt.date | None, kinds: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        """The documents valid on `date` (of these kinds) as a set of document numbers, kept
+        per searcher: a range filter run on every query would cost a third of a second."""
+        if date is None and not kinds:
+            return None
+        key = (date, kinds)
+        with self._lock:
+            if self._scopes_of is not s:
+                self._scopes_of, self._scopes = s, {}
+            found = self._scopes.get(key)
+        if found is None:
+            query = self._and(self._release_filter(date), self._kind_filter(kinds))
+            found = set(s.docs_for_query(query))
+            with self._lock:
+                if len(self._scopes) > 32:
+                    self._scopes.clear()
+                self._scopes[key] = found
+        return found
+
+    @staticmethod
+    def _release_filter(date: dt.date | None) -> Query | None:
+        if date is None:
+            return None
+        day = date.toordinal()
+        return And(
+            [
+                NumericRange("valid_from", None, day),
+                NumericRange("valid_to", min(day + 1, OPEN_END), None),
+            ]
+        )
+
+    @staticmethod
+    def _kind_filter(kinds: Iterable[str]) -> Query | None:
+        terms = [Term("kind", k) for k in kinds]
+        return Or(terms) if terms else None
+
+    @staticmethod
+    def _and(*filters: Query | None) -> Query | None:
+        present = [f for f in filters if f is not None]
+        if not present:
+            return None
+        return And(present) if len(present) > 1 else present[0]
+
+    # -- results -----------------------------------------------------------------------------
+
+    def _hit(self, hit, request: SearchRequest) -> Hit:  # type: ignore[no-untyped-def]
+        fields = hit.fields()
+        matched = sorted({FIELD_LANG[f] for f, _ in (hit.matched_terms() or []) if f in FIELD_LANG})
+        return Hit(
+            kind=fields["kind"],
+            key=fields["key"],
+            ref=fields["ref"],
+            title_en=fields.get("title_en", ""),
+            title_fr=fields.get("title_fr", ""),
+            number=fields.get("number", ""),
+            chapter=fields.get("chapter", ""),
+            label=fields.get("label", ""),
+            date=dt.date.fromisoformat(fields["date"]) if fields.get("date") else None,
+            valid_from=_day(fields.get("valid_from", 0)),
+            valid_to=_day(fields.get("valid_to", OPEN_END)),
+            score=float(hit.score or 0.0),
+            snippet_en=self._snippet(hit, ("body_en", "extra_en"), request),
+            snippet_fr=self._snippet(hit, ("body_fr",), request),
+            matched=tuple(matched),
+        )
+
+    @staticmethod
+    def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:  # type: ignore[no-untyped-def]
+        text = hit.get(names[0], "")
+        if not text:
+            return ""
+        if request.snippets:
+            hit.results.formatter = _Mark()
+            hit.results.fragmenter = highlight.ContextFragmenter(maxchars=300, surround=80)
+            for name in names:
+                if hit.get(name):
+                    marked = hit.highlights(name, top=2)
+                    if marked:
+                        return marked
+        return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+
+
+def _day(ordinal: int) -> dt.date | None:
+    if not ordinal or ordinal >= OPEN_END:
+        return None
+    return dt.date.fromordinal(ordinal)
+
+
+def _starts(title: str, words: list[str]) -> Iterator[bool]:
+    folded = analysis.fold(title)
+    yield folded.startswith(words[0]) or f" {words[0]}" in folded

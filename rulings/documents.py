@@ -1,0 +1,96 @@
+"""rulings' search documents: cards (names, texts and type lines in English and French) and
+rulings (their text; the card's name shown with them). Registered with kb.search."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterator
+
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from kb.search.documents import Hit, SearchDocument
+from kb.search.registry import DocumentType, register
+
+from .models import Card, CardFace, Ruling
+
+
+def _ids(groups: Collection[str] | None) -> list[int] | None:
+    return None if groups is None else [int(g) for g in groups if g.isdigit()]
+
+
+def card_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
+    """Documents of these cards (None: every card)."""
+    ids = _ids(groups)
+    cards = Card.objects.order_by("id")
+    faces = CardFace.objects.order_by("card_id", "position")
+    if ids is not None:
+        cards, faces = cards.filter(id__in=ids), faces.filter(card_id__in=ids)
+    face_names: dict[int, list[str]] = defaultdict(list)
+    for card_id, name in faces.values_list("card_id", "name"):
+        face_names[card_id].append(name)
+    fields = ("id", "slug", "name_en", "name_fr", "fr_face_name", "type_line_en", "text_en")
+    for c in cards.values(*fields, "type_line_fr", "text_fr").iterator(chunk_size=2000):
+        name = c["name_en"] or ""
+        extra_names = [n for n in face_names.get(c["id"], []) if n not in name.split(" // ")]
+        yield SearchDocument(
+            kind="card",
+            key=str(c["id"]),
+            group=str(c["id"]),
+            title_en=" // ".join([name, *extra_names]) if extra_names else name,
+            title_fr=" // ".join(n for n in (c["name_fr"], c["fr_face_name"]) if n),
+            body_en=c["text_en"] or "",
+            body_fr=c["text_fr"] or "",
+            extra_en=c["type_line_en"] or "",
+            ref=c["slug"],
+            label=c["type_line_fr"] or "",
+        )
+
+
+def ruling_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
+    """Rulings of these cards (None: every card); rulings marked missing are left out."""
+    ids = _ids(groups)
+    rulings = Ruling.objects.filter(missing=False).order_by("card_id", "date", "id")
+    if ids is not None:
+        rulings = rulings.filter(card_id__in=ids)
+    fields = ("id", "card_id", "date", "text", "card__slug", "card__name_en")
+    for r in rulings.values(*fields).iterator(chunk_size=5000):
+        yield SearchDocument(
+            kind="ruling",
+            key=str(r["id"]),
+            group=str(r["card_id"]),
+            body_en=r["text"],
+            ref=f"{r['card__slug']}#ruling-{r['id']}",
+            label=r["card__name_en"] or "",
+            date=r["date"],
+        )
+
+
+def card_url(hit: Hit, release: str | None) -> str:
+    return reverse("rulings:card", args=[hit.ref])
+
+
+def ruling_url(hit: Hit, release: str | None) -> str:
+    slug, _, anchor = hit.ref.partition("#")
+    return reverse("rulings:card", args=[slug]) + (f"#{anchor}" if anchor else "")
+
+
+def register_documents() -> None:
+    register(
+        DocumentType(
+            kind="card",
+            label=_("cards"),
+            documents=card_documents,
+            url=card_url,
+            models={Card: lambda c: [str(c.pk)], CardFace: lambda f: [str(f.card_id)]},
+        )
+    )
+    register(
+        DocumentType(
+            kind="ruling",
+            label=_("rulings"),
+            documents=ruling_documents,
+            url=ruling_url,
+            models={Ruling: lambda r: [str(r.card_id)], Card: lambda c: [str(c.pk)]},
+        )
+    )
