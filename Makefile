@@ -23,9 +23,13 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
 # The site with the real data imported (the demo set in fixtures/ where ../shared/data is absent).
+# The search index is built by load_site_data; index_worker applies later changes (admin edits)
+# that a busy index writer left in the outbox, and stops with the server.
 run: install
 	$(PYTHON) manage.py migrate --noinput
 	$(PYTHON) manage.py load_site_data
+	$(PYTHON) manage.py index_worker & WORKER=$$!; \
+	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
 
 # Everything, exactly as CI runs it (.ci/run calls this): lint, the suite on SQLite, then the
@@ -33,10 +37,10 @@ run: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py
 
 test-postgres: install
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py
 
 # The quick loop while working: no tests that need the full archive imported.
 test-quick: install
@@ -45,6 +49,7 @@ test-quick: install
 bench: install
 	$(PYTHON) -m kb.bench
 	$(PYTHON) -m rulings.bench
+	$(PYTHON) -m kb.search.bench
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -5,6 +5,7 @@ from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
 from kb.api import router as kb_router
+from kb.search.api import router as search_router
 from rulings.api import router as rulings_router
 
 api = NinjaAPI(
@@ -28,3 +29,4 @@ def bad_parameters(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 
 api.add_router("/v1", kb_router)
 api.add_router("/v1", rulings_router)
+api.add_router("/v1", search_router)

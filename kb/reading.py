@@ -377,7 +377,7 @@ def _term_index(date: dt.date, checksum: str) -> TermIndex:
     return TermIndex.build(slugs)
 
 
-# -- the stopgap search -------------------------------------------------------------------
+# -- rule numbers typed in a search box ----------------------------------------------------
 
 _NUMBER_QUERY_RE = re.compile(
     r"^(?:(?:cr|rule|r[èe]gle|r)\s*\.?\s*)?([1-9]\d\d(?:\.\d+(?:\s?[a-z]{1,2})?)?)\.?$",
@@ -389,11 +389,3 @@ def number_in_query(query: str) -> str | None:
     """A rule number typed in any usual shape ("602.2a", "602.2 a", "CR 602.2a", "R602.2a")."""
     m = _NUMBER_QUERY_RE.match(query.strip())
     return m.group(1).replace(" ", "").lower() if m else None
-
-
-def simple_search(query: str, limit: int = 50) -> list[Entry]:
-    """Current rules whose text contains every word of the query (until the full-text index)."""
-    qs = RuleVersion.objects.filter(valid_to__isnull=True, lineage__numbers__valid_to__isnull=True)
-    for word in query.split()[:8]:
-        qs = qs.filter(text_en__icontains=word)
-    return _entries(qs)[:limit]

@@ -3,6 +3,7 @@
 from django.urls import path, register_converter
 
 from . import views
+from .search import views as search_views
 
 
 class ReleaseConverter:
@@ -36,7 +37,10 @@ app_name = "kb"
 urlpatterns = [
     path("", views.home, name="home"),
     path("releases/", views.releases, name="releases"),
-    path("search/", views.search, name="search"),
+    path("search/", search_views.search, name="search"),
+    path("search/help/", search_views.search_help, name="search_help"),
+    path("search/opensearch.xml", search_views.opensearch, name="opensearch"),
+    path("search/suggest/", search_views.suggestions, name="search_suggest"),
     path("rules/<number:number>/", views.rule, name="current_rule"),
     path("rules/<number:number>/history/", views.history, name="current_history"),
     path("<release:release>/rules/<number:number>/history/", views.history, name="history"),

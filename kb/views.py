@@ -218,19 +218,6 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     return render(request, "kb/glossary_term.html", page.context(term=terms[0], terms=terms))
 
 
-def search(request: HttpRequest) -> HttpResponse:
-    """A first search: rule numbers jump to the rule; words search current rule texts.
-
-    The full-text search (kb.search, Whoosh) replaces the word search when it lands.
-    """
-    query = request.GET.get("q", "")[:200].strip()
-    number = reading.number_in_query(query)
-    if number:
-        return redirect("kb:current_rule", number=number)
-    results = reading.simple_search(query) if len(query) >= 2 else []
-    return render(request, "kb/search.html", {"query": query, "results": results})
-
-
 def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
     """Every version of the rule's lineage, newest first; noise folded."""
     page = _page(request, release, lambda t: reverse("kb:history", args=[t, number]))

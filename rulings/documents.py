@@ -19,6 +19,10 @@ def _ids(groups: Collection[str] | None) -> list[int] | None:
     return None if groups is None else [int(g) for g in groups if g.isdigit()]
 
 
+def _french_name(name: str, face: str) -> str:
+    return f"{name} // {face}" if face and face not in name.split(" // ") else name
+
+
 def card_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
     """Documents of these cards (None: every card)."""
     ids = _ids(groups)
@@ -38,7 +42,7 @@ def card_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
             key=str(c["id"]),
             group=str(c["id"]),
             title_en=" // ".join([name, *extra_names]) if extra_names else name,
-            title_fr=" // ".join(n for n in (c["name_fr"], c["fr_face_name"]) if n),
+            title_fr=_french_name(c["name_fr"] or "", c["fr_face_name"]),
             body_en=c["text_en"] or "",
             body_fr=c["text_fr"] or "",
             extra_en=c["type_line_en"] or "",

@@ -78,3 +78,24 @@ def cards(archive, django_db_blocker):  # type: ignore[no-untyped-def]
         call_command("import_cards", str(DYNAMO), verbosity=0)
         build_vocabulary()
     return CARDS
+
+
+@pytest.fixture(scope="session")
+def search_index(cards, django_db_blocker):  # type: ignore[no-untyped-def]
+    """The search index of everything above, built once per session into the test index
+    folder (settings.KB_INDEX_DIR, which browser tests' server reads too)."""
+    import shutil
+    import time
+
+    from kb.search.backend import get_backend
+    from kb.search.indexing import rebuild
+
+    root = Path(settings.KB_INDEX_DIR)
+    if "test" not in root.name:
+        pytest.fail(f"refusing to rebuild {root}: not a test index folder")
+    shutil.rmtree(root, ignore_errors=True)
+    started = time.perf_counter()
+    with django_db_blocker.unblock():
+        count = rebuild()
+    print(f"\nsearch index: {count} documents in {time.perf_counter() - started:.0f} s")
+    return get_backend()

@@ -78,6 +78,7 @@ class Hit:
     url: str = ""
     context: str = ""  # e.g. the rule's chapter heading, filled by the service
     via: str = ""  # how a French query reached an English text (the vocabulary term)
+    text: str = ""  # the start of the English body, plain text
 
 
 @dataclass

@@ -281,8 +281,8 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[int, list[s
 def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:  # type: ignore[no-untyped-def]
     """A query naming a glossary term (or, in French, its vocabulary term): the rules its
     entry cites first, then the entry, then the rest as ranked."""
-    if request.kinds and not {"rule", "glossary"} & set(request.kinds):
-        return
+    if request.lang or (request.kinds and not {"rule", "glossary"} & set(request.kinds)):
+        return  # a language filter asks for texts in that language, not definitions
     assert out.release is not None
     index = _glossary_targets(out.release.effective_date, out.release.sha256)
     key = fold(text).strip()

@@ -15,11 +15,12 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 from whoosh import highlight, index, sorting
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Query, Term
@@ -117,6 +118,8 @@ class WhooshBackend(SearchBackend):
         self._searcher = None
         self._schema = schema()
         self._scopes_of = None
+        self._dictionary_of = None
+        self._words: tuple[list[str], list[int]] = ([], [])
         self._scopes: dict = {}
 
     # -- where the live index is -------------------------------------------------------------
@@ -286,6 +289,9 @@ class WhooshBackend(SearchBackend):
             filter=self._scope(s, request.release, kinds),
             limit=max(1, request.page) * request.per_page,
             terms=True,
+            # Whoosh's block-quality skipping can loop forever on some unions of fields
+            # (seen with a rule number searched in every field): correctness first.
+            optimize=False,
         )
         pages = max(1, -(-total // request.per_page))
         if request.page > pages and total:
@@ -298,25 +304,38 @@ class WhooshBackend(SearchBackend):
         self, text: str, *, limit: int = 10, release: dt.date | None = None
     ) -> list[Suggestion]:
         words = [t.text for t in analysis.names()(text)]
-        if not words or len(words[-1]) < 2 or not self.exists():
+        if not words or (len(words) == 1 and len(words[0]) < 2) or not self.exists():
             return []
         *whole, last = words[:6]
         clauses: list[Query] = [Or([Term("title_en", w), Term("title_fr", w)]) for w in whole]
-        clauses.append(Or([Prefix("title_en", last), Prefix("title_fr", last)]))
+        # A one- or two-letter prefix after whole words ("lightning b") would expand to
+        # thousands of terms: the whole words select, the typed text filters below.
+        short = bool(whole) and len(last) < 3
+        if not short:
+            clauses.append(Or([Prefix("title_en", last), Prefix("title_fr", last)]))
         s = self.searcher()
-        found = s.search(And(clauses), filter=self._scope(s, release, ()), limit=limit * 3)
-        out: list[Suggestion] = []
-        seen: set[str] = set()
-        for hit in found:
-            lang = "en" if any(_starts(hit.get("title_en", ""), words)) else "fr"
-            title = hit.get(f"title_{lang}") or hit.get("title_en", "")
-            if not title or (hit["kind"], title) in seen:
-                continue
-            seen.add((hit["kind"], title))
-            out.append(Suggestion(hit["kind"], title, hit["ref"], hit.get("number", ""), lang))
-            if len(out) == limit:
-                break
-        return out
+        query = And(clauses) if len(clauses) > 1 else clauses[0]
+        found = s.search(
+            query,
+            filter=self._scope(s, release, ()),
+            limit=limit * (20 if short else 5),
+            optimize=False,  # see search()
+        )
+        typed = " ".join(words)
+        ranked: dict[tuple[str, str], tuple[tuple, Suggestion]] = {}
+        for order, hit in enumerate(found):
+            for lang in ("en", "fr"):
+                title = hit.get(f"title_{lang}", "")
+                folded = " ".join(t.text for t in analysis.names()(title))
+                if not title or typed not in folded:
+                    continue
+                # Titles starting with what was typed first, then shorter ones, then by score.
+                rank = (not folded.startswith(typed), len(title), order)
+                suggestion = Suggestion(hit["kind"], title, hit["ref"], hit.get("number", ""), lang)
+                key = (hit["kind"], title)
+                if key not in ranked or rank < ranked[key][0]:
+                    ranked[key] = (rank, suggestion)
+        return [s for _, s in sorted(ranked.values(), key=lambda r: r[0])[:limit]]
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         if not self.exists():
@@ -327,15 +346,36 @@ class WhooshBackend(SearchBackend):
             folded = analysis.fold(word)
             if len(folded) < 4 or not folded.isalpha() or self._known(s, word):
                 continue
-            best: tuple[int, int, str] | None = None
-            for name in ("title_en", "title_fr"):
-                for found in s.corrector(name).suggest(folded, limit=1, maxdist=2):
-                    distance = Levenshtein.distance(folded, found)
-                    rank = (distance, -s.doc_frequency(name, found), found)
-                    best = min(best, rank) if best else rank
-            if best and best[0] <= (1 if len(folded) <= 5 else 2):
-                out[word] = best[2]
+            words, frequencies = self._dictionary(s)
+            maxdist = 1 if len(folded) <= 5 else 2
+            found = process.extract(
+                folded, words, scorer=OSA.distance, score_cutoff=maxdist, limit=20
+            )
+            if found:
+                # The closest, then the most frequent: "trampel" -> "trample" (a transposition).
+                best = min(found, key=lambda f: (f[1], -frequencies[f[2]]))
+                out[word] = best[0]
         return out
+
+    def _dictionary(self, s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
+        """The words of all titles with their document frequencies, read once per searcher:
+        rapidfuzz compares a word with all of them in a few milliseconds (Whoosh's own
+        corrector takes a tenth of a second per field here)."""
+        with self._lock:
+            if self._dictionary_of is s:
+                return self._words
+        counts: dict[str, int] = {}
+        reader = s.reader()
+        for name in ("title_en", "title_fr"):
+            for term, info in reader.iter_field(name):
+                text = term.decode() if isinstance(term, bytes) else term
+                if text.isalpha() and len(text) > 2:
+                    counts[text] = counts.get(text, 0) + info.doc_frequency()
+        words = sorted(counts)
+        with self._lock:
+            self._words = (words, [counts[w] for w in words])
+            self._dictionary_of = s
+        return self._words
 
     def _known(self, s, word: str) -> bool:  # type: ignore[no-untyped-def]
         """Whether any field holds the word (as that field analyses it)."""
@@ -452,6 +492,7 @@ class WhooshBackend(SearchBackend):
             snippet_en=self._snippet(hit, ("body_en", "extra_en"), request),
             snippet_fr=self._snippet(hit, ("body_fr",), request),
             matched=tuple(matched),
+            text=fields.get("body_en", "")[:300],
         )
 
     @staticmethod
@@ -474,8 +515,3 @@ def _day(ordinal: int) -> dt.date | None:
     if not ordinal or ordinal >= OPEN_END:
         return None
     return dt.date.fromordinal(ordinal)
-
-
-def _starts(title: str, words: list[str]) -> Iterator[bool]:
-    folded = analysis.fold(title)
-    yield folded.startswith(words[0]) or f" {words[0]}" in folded

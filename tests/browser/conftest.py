@@ -57,6 +57,8 @@ def server_url(archive, cards, django_db_blocker) -> Iterator[str]:  # type: ign
         "DATABASE_URL": f"sqlite:///{db}",
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DJANGO_DEBUG": "0",
+        "KB_INDEX_DIR": str(settings.KB_INDEX_DIR),
+        "KB_SEARCH_AUTO_DRAIN": "0",
     }
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", "--noreload", "--insecure", f"127.0.0.1:{port}"],

@@ -27,7 +27,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
         while True:
-            close_old_connections()
             report = drain(wait=opts["interval"])
             if report and report.entries and opts["verbosity"]:
                 self.stdout.write(
@@ -40,3 +39,4 @@ class Command(BaseCommand):
                 time.sleep(opts["interval"])
             except KeyboardInterrupt:
                 return
+            close_old_connections()  # a long-lived process: reconnect if the server went away

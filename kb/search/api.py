@@ -1,0 +1,118 @@
+"""/api/v1/search and /api/v1/search/suggest: the search page's answers as JSON."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.http import HttpRequest
+from django.utils import translation
+from ninja import Query, Router, Schema
+
+from . import service
+from .documents import KINDS
+
+router = Router(tags=["search"])
+
+
+class HitOut(Schema):
+    kind: str
+    title: str
+    title_fr: str
+    number: str
+    url: str
+    context: str
+    snippet_en: str  # safe HTML: text escaped, matches in <mark>
+    snippet_fr: str
+    matched: list[str]  # languages whose text matched: en, fr
+    via: str  # the vocabulary term a French query used, if any
+    card: str  # for rulings: the card's name
+    date: dt.date | None  # for rulings
+    valid_from: dt.date | None  # for rules and glossary: the version's interval
+    valid_to: dt.date | None
+
+
+class SearchOut(Schema):
+    query: str
+    release: dt.date | None
+    total: int
+    page: int
+    pages: int
+    counts: dict[str, int]
+    jump: str  # the rule's URL when the query is a rule number found in the release
+    correction: str
+    corrected: bool
+    notices: list[str]
+    hits: list[HitOut]
+
+
+class SearchParams(Schema):
+    q: str = ""
+    kind: str = ""  # comma-separated: rule,glossary,card,ruling
+    release: str = "current"
+    lang: str = ""  # en or fr: only texts in that language
+    page: int = 1
+    per_page: int = 20
+
+
+@router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
+def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
+    kinds = [k for k in params.kind.split(",") if k in KINDS]
+    with translation.override(params.lang if params.lang in ("en", "fr") else "en"):
+        found = service.search(
+            params.q,
+            kinds=kinds,
+            release=params.release or None,
+            lang=params.lang or None,
+            page=max(1, min(params.page, service.MAX_PAGE)),
+            per_page=max(1, min(params.per_page, 50)),
+        )
+    r = found.results
+    return SearchOut(
+        query=found.query,
+        release=found.release.effective_date if found.release else None,
+        total=r.total,
+        page=r.page,
+        pages=r.pages,
+        counts=r.counts,
+        jump=found.jump,
+        correction=found.correction,
+        corrected=found.corrected,
+        notices=found.notices,
+        hits=[
+            HitOut(
+                kind=h.kind,
+                title=h.title_en or h.number or h.label,
+                title_fr=h.title_fr,
+                number=h.number,
+                url=h.url,
+                context=h.context,
+                snippet_en=h.snippet_en,
+                snippet_fr=h.snippet_fr,
+                matched=list(h.matched),
+                via=h.via,
+                card=h.label if h.kind == "ruling" else "",
+                date=h.date,
+                valid_from=h.valid_from,
+                valid_to=h.valid_to,
+            )
+            for h in r.hits
+        ],
+    )
+
+
+class SuggestionOut(Schema):
+    title: str
+    kind: str
+    number: str
+    lang: str
+    url: str
+
+
+@router.get(
+    "/search/suggest", response=list[SuggestionOut], summary="Titles starting with what was typed"
+)
+def suggest(request: HttpRequest, q: str = "") -> list[SuggestionOut]:
+    return [
+        SuggestionOut(title=s.title, kind=s.kind, number=s.number, lang=s.lang, url=url)
+        for s, url in service.suggest(q, limit=10)
+    ]

@@ -1,0 +1,302 @@
+"""Search benchmarks on the whole shared data: `make bench` (python -m kb.search.bench).
+
+Builds its own throwaway database and index (rules, glossary, cards, rulings, vocabulary), then
+prints: the full index build (time, size), relevance (MRR, recall@10), query latency with
+highlighting against a plain SQLite FTS5 baseline over the same documents, latency over HTTP,
+autocomplete latency, and concurrency (two writer processes and a reader for 60 s; a reader
+during a rebuild).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kb.bench import _p95, _setup
+
+ROUNDS = 3
+CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
+
+
+def figure(name: str, value: str) -> None:
+    print(f"{name:<58} {value}", flush=True)
+
+
+def main() -> int:
+    role = sys.argv[1] if len(sys.argv) > 1 else ""
+    if role in ("--writer", "--reader"):
+        _setup(os.environ["KB_VAR_DIR"])
+        return writer(int(sys.argv[2])) if role == "--writer" else reader(float(sys.argv[2]))
+    with tempfile.TemporaryDirectory(prefix="search-bench-") as var_dir:
+        _setup(var_dir)
+        return run(Path(var_dir))
+
+
+def run(var_dir: Path) -> int:
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from kb.search.backend import get_backend
+    from kb.search.indexing import rebuild
+    from kb.search.relevance import evaluate
+    from rulings.vocabulary import build_vocabulary
+
+    data = Path(settings.KB_DATA_DIR)
+    if not (data / "cards" / "cards.jsonl.gz").is_file():
+        print(f"no shared data at {data}: nothing to measure", file=sys.stderr)
+        return 1
+    call_command("migrate", verbosity=0)
+    call_command("import_rules", str(data / "cr" / "en"), verbosity=0)
+    call_command(
+        "import_cards",
+        str(data / "cards" / "cards.jsonl.gz"),
+        str(data / "cards" / "rulings.jsonl.gz"),
+        verbosity=0,
+    )
+    build_vocabulary()
+
+    started = time.perf_counter()
+    count = rebuild()
+    seconds = time.perf_counter() - started
+    stats = get_backend().stats()
+    figure(f"full index build ({count:,} documents)", f"{seconds:.1f} s")
+    figure("  by kind", ", ".join(f"{k} {v:,}" for k, v in sorted(stats.by_kind.items())))
+    figure("index size on disk", f"{stats.size_bytes / 1e6:.1f} MB")
+
+    relevance = Path(settings.BASE_DIR) / "tests" / "search" / "relevance.jsonl"
+    scores = evaluate(relevance)  # also warms the searcher and its caches
+    figure(f"relevance set ({scores.queries} queries): MRR", f"{scores.mrr:.3f}")
+    figure("  recall@10 (rule numbers and keywords)", f"{scores.recall_at_10:.3f}")
+    figure(
+        "  MRR by category",
+        ", ".join(f"{k} {v:.2f}" for k, v in sorted(scores.by_category.items())),
+    )
+    queries = [json.loads(line)["q"] for line in relevance.read_text().splitlines() if line]
+    ours = _latencies(queries)
+    fts = fts5_latencies(queries)
+    figure("query p95, highlighting (ours / FTS5)", f"{_p95(ours):.1f} / {_p95(fts):.1f} ms")
+    figure("  median (ours / FTS5)", f"{_median(ours):.1f} / {_median(fts):.1f} ms")
+    figure("  ratio of p95s (target <= 3)", f"{_p95(ours) / _p95(fts):.1f}")
+    figure("search page over HTTP (test client) p95", f"{_p95(_http(queries)):.1f} ms")
+    figure("autocomplete p95", f"{_p95(_autocomplete(queries)):.1f} ms")
+    concurrency(var_dir)
+    return 0
+
+
+def _median(samples: list[float]) -> float:
+    return sorted(samples)[len(samples) // 2]
+
+
+def _latencies(queries: list[str]) -> list[float]:
+    from kb.search.service import search
+
+    samples = []
+    for _ in range(ROUNDS):
+        for q in queries:
+            t = time.perf_counter()
+            search(q, per_page=10)
+            samples.append((time.perf_counter() - t) * 1000)
+    return samples
+
+
+def _http(queries: list[str]) -> list[float]:
+    from django.test import Client
+
+    client, samples = Client(), []
+    for _ in range(ROUNDS):
+        for q in queries:
+            t = time.perf_counter()
+            response = client.get("/en/search/", {"q": q, "all": "1"})
+            samples.append((time.perf_counter() - t) * 1000)
+            assert response.status_code == 200, q
+    return samples
+
+
+def _autocomplete(queries: list[str]) -> list[float]:
+    from kb.search.service import suggest
+
+    prefixes = [q[:n] for q in queries for n in (3, 5, 8) if len(q) > n]
+    samples = []
+    for _ in range(ROUNDS):
+        for p in prefixes:
+            t = time.perf_counter()
+            suggest(p)
+            samples.append((time.perf_counter() - t) * 1000)
+    return samples
+
+
+# -- the FTS5 baseline ----------------------------------------------------------------------
+
+
+def fts5_latencies(queries: list[str]) -> list[float]:
+    """The same documents in a plain SQLite FTS5 table (porter stemming, accents removed), the
+    same queries as AND of words, scoped to the current release, counts per kind and the top
+    10 with snippets: the bar the issue sets."""
+    from kb.models import Release
+    from kb.search.indexing import all_documents
+    from kb.search.service import _without_stop_words
+    from kb.search.syntax import Phrase, parse
+
+    db = sqlite3.connect(":memory:")
+    db.execute(
+        "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, title_en, title_fr, body_en, "
+        "body_fr, extra_en, vf UNINDEXED, vt UNINDEXED, "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.executemany(
+        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            (
+                d.kind,
+                d.title_en,
+                d.title_fr,
+                d.body_en,
+                d.body_fr,
+                d.extra_en,
+                d.valid_from.toordinal() if d.valid_from else 0,
+                d.valid_to.toordinal() if d.valid_to else 10**7,
+            )
+            for d in all_documents()
+        ),
+    )
+    today = Release.objects.order_by("-effective_date").first().effective_date.toordinal()  # type: ignore[union-attr]
+    samples = []
+    for _ in range(ROUNDS):
+        for q in queries:
+            groups = _without_stop_words(parse(q).groups)
+            words = [
+                '"' + item.text.replace('"', "") + '"'
+                for g in groups
+                for item in g.items[:1]
+                if isinstance(item, Phrase) or item.text
+            ]
+            if not words:
+                continue
+            match = " AND ".join(words)
+            t = time.perf_counter()
+            db.execute(
+                "SELECT kind, count(*) FROM docs WHERE docs MATCH ? AND vf <= ? AND vt > ? "
+                "GROUP BY kind",
+                (match, today, today),
+            ).fetchall()
+            db.execute(
+                "SELECT kind, title_en, snippet(docs, 3, '<mark>', '</mark>', '…', 16) FROM docs "
+                "WHERE docs MATCH ? AND vf <= ? AND vt > ? ORDER BY bm25(docs, 0, 4, 4, 1, 1, "
+                "0.3) LIMIT 10",
+                (match, today, today),
+            ).fetchall()
+            samples.append((time.perf_counter() - t) * 1000)
+    return samples
+
+
+# -- concurrency ----------------------------------------------------------------------------
+
+
+def concurrency(var_dir: Path) -> None:
+    from django.db import connections
+
+    from kb.search.indexing import check, drain
+
+    connections.close_all()
+    env = {**os.environ, "KB_VAR_DIR": str(var_dir), "KB_SEARCH_AUTO_DRAIN": "1"}
+    seconds = CONCURRENCY_SECONDS
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "kb.search.bench", *args],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for args in (["--writer", "1"], ["--writer", "2"], ["--reader", str(seconds)])
+    ]
+    outputs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+    writes = sum(o["writes"] for o in outputs[:2])
+    errors = sum(o["errors"] for o in outputs)
+    reads, empty = outputs[2]["reads"], outputs[2]["empty"]
+    drain(wait=60)
+    result = check()
+    figure(
+        f"2 writers + 1 reader for {seconds} s on SQLite",
+        f"{writes} edits, {reads} searches, {errors} errors, {empty} empty answers",
+    )
+    figure("  check_index afterwards", "clean" if result.clean else "; ".join(result.lines()))
+    reader_proc = subprocess.Popen(
+        [sys.executable, "-m", "kb.search.bench", "--reader", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2)
+    from kb.search.indexing import rebuild
+
+    started = time.perf_counter()
+    rebuild()
+    took = time.perf_counter() - started
+    out = json.loads(reader_proc.communicate("stop\n")[0].strip().splitlines()[-1])
+    figure(
+        f"a reader during rebuild_index ({took:.0f} s)",
+        f"{out['reads']} searches, {out['errors']} errors, {out['empty']} empty answers",
+    )
+
+
+def writer(number: int) -> int:
+    """Edit glossary texts one transaction at a time (each drains the outbox after commit when
+    the index lock is free) for CONCURRENCY_SECONDS."""
+    from django.db import transaction
+
+    from kb.models import GlossaryVersion
+
+    ids = list(GlossaryVersion.objects.filter(valid_to=None).values_list("id", flat=True))
+    rng = random.Random(number)
+    writes = errors = 0
+    end = time.monotonic() + CONCURRENCY_SECONDS
+    while time.monotonic() < end:
+        try:
+            with transaction.atomic():
+                version = GlossaryVersion.objects.get(pk=rng.choice(ids))
+                base = version.text_en.split(" [edit ")[0]
+                version.text_en = f"{base} [edit {number}-{writes}]"
+                version.save()
+            writes += 1
+        except Exception as exc:  # counted and reported: the bench must not stop
+            errors += 1
+            print(f"writer {number}: {exc!r}", file=sys.stderr)
+    print(json.dumps({"writes": writes, "errors": errors}))
+    return 0
+
+
+def reader(seconds: float) -> int:
+    """Search without pause for `seconds` (0: until a line arrives on stdin)."""
+    import select
+
+    from kb.search.service import search
+
+    queries = ["trample", "flying", "mulligan", "state-based actions", "lightning bolt"]
+    reads = errors = empty = 0
+    end = time.monotonic() + seconds
+    while True:
+        if seconds and time.monotonic() > end:
+            break
+        if not seconds and select.select([sys.stdin], [], [], 0)[0]:
+            break
+        try:
+            found = search(queries[reads % len(queries)])
+            empty += found.results.total == 0
+        except Exception as exc:  # counted and reported
+            errors += 1
+            print(f"reader: {exc!r}", file=sys.stderr)
+        reads += 1
+    print(json.dumps({"reads": reads, "errors": errors, "empty": empty}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

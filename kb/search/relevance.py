@@ -1,0 +1,85 @@
+"""Score the search against the frozen relevance set (tests/search/relevance.jsonl).
+
+Each query lists the results that count as right (any of them); the reciprocal rank of the first
+right result in the top 10 gives the mean reciprocal rank, and recall@10 is asked of rule-number
+and keyword queries.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .documents import Hit
+from .service import search
+
+RECALL_CATEGORIES = ("number", "keyword")
+
+
+def matches(hit: Hit, expected: str) -> bool:
+    kind, _, what = expected.partition(":")
+    if kind != hit.kind:
+        return False
+    if kind == "rule":
+        return hit.number == what
+    if kind == "ruling":
+        slug, _, start = what.partition("|")
+        return (slug == "*" or hit.ref.split("#")[0] == slug) and hit.text.startswith(start)
+    return hit.ref == what
+
+
+@dataclass
+class Scores:
+    mrr: float
+    recall_at_10: float  # over RECALL_CATEGORIES
+    queries: int
+    by_category: dict[str, float] = field(default_factory=dict)  # MRR per category
+    ranks: list[tuple[str, int | None]] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+
+    @property
+    def p95_ms(self) -> float:
+        ordered = sorted(self.latencies_ms)
+        return ordered[max(0, round(0.95 * len(ordered)) - 1)] if ordered else 0.0
+
+    def misses(self) -> list[tuple[str, int | None]]:
+        return [(q, r) for q, r in self.ranks if r != 1]
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def evaluate(path: Path) -> Scores:
+    rows = load(path)
+    reciprocal: dict[str, list[float]] = {}
+    recall: list[bool] = []
+    ranks, latencies = [], []
+    for row in rows:
+        started = time.perf_counter()
+        page = search(row["q"], per_page=10)
+        latencies.append((time.perf_counter() - started) * 1000)
+        rank = next(
+            (
+                i
+                for i, hit in enumerate(page.results.hits[:10], 1)
+                if any(matches(hit, e) for e in row["expect"])
+            ),
+            None,
+        )
+        ranks.append((row["q"], rank))
+        reciprocal.setdefault(row["category"], []).append(1 / rank if rank else 0.0)
+        if row["category"] in RECALL_CATEGORIES:
+            recall.append(rank is not None)
+    everything = [r for values in reciprocal.values() for r in values]
+    return Scores(
+        mrr=statistics.fmean(everything),
+        recall_at_10=sum(recall) / len(recall) if recall else 1.0,
+        queries=len(rows),
+        by_category={k: statistics.fmean(v) for k, v in reciprocal.items()},
+        ranks=ranks,
+        latencies_ms=latencies,
+    )

@@ -1,0 +1,116 @@
+"""Search pages: results, the help page, the OpenSearch description and its suggestions.
+
+Thin: kb.search.service does the work; any input gives a normal page (never a 500).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from kb import reading
+
+from . import service
+from .documents import KINDS
+from .registry import document_type
+
+PAGE_WINDOW = 3
+
+
+def _page_number(raw: str | None) -> int:
+    try:
+        return max(1, min(int(raw or 1), service.MAX_PAGE))
+    except ValueError:
+        return 1
+
+
+def _url(request: HttpRequest, **changes: object) -> str:
+    params = {k: v for k, v in request.GET.lists() if k != "page"}
+    for key, value in changes.items():
+        if value in (None, "", []):
+            params.pop(key, None)
+        else:
+            params[key] = value if isinstance(value, list) else [str(value)]
+    return f"{request.path}?{urlencode(params, doseq=True)}"
+
+
+def search(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "")
+    kinds = [k for k in request.GET.getlist("kind") if k in KINDS]
+    release = request.GET.get("release", "").strip() or None
+    lang = request.GET.get("lang") if request.GET.get("lang") in ("en", "fr") else None
+    page = _page_number(request.GET.get("page"))
+    found = service.search(query, kinds=kinds, release=release, lang=lang, page=page)
+    if found.jump and not request.GET.get("all"):
+        return redirect(found.jump)
+    results = found.results
+    facets = [
+        {
+            "kind": k,
+            "label": document_type(k).label if document_type(k) else k,  # type: ignore[union-attr]
+            "count": results.counts.get(k, 0),
+            "active": k in found.kinds,
+            "url": _url(request, kind=[] if found.kinds == [k] else [k]),
+        }
+        for k in KINDS
+        if document_type(k)
+    ]
+    first = max(1, results.page - PAGE_WINDOW)
+    last = min(results.pages, results.page + PAGE_WINDOW)
+    pages = [(n, _url(request, page=n)) for n in range(first, last + 1)]
+    context = {
+        "found": found,
+        "query": found.query,
+        "results": results,
+        "facets": facets,
+        "pages": pages if results.pages > 1 else [],
+        "previous": _url(request, page=results.page - 1) if results.page > 1 else "",
+        "next": _url(request, page=results.page + 1) if results.page < results.pages else "",
+        "correction_url": _url(request, q=found.correction) if found.correction else "",
+        "original_url": _url(request, q=query) if found.corrected else "",
+        "releases": reading.Releases.load().all[::-1],
+        "release_value": release or "",
+        "lang_value": lang or "",
+        "first_number": results.hits and (results.page - 1) * results.per_page + 1,
+    }
+    return render(request, "search/results.html", context)
+
+
+def search_help(request: HttpRequest) -> HttpResponse:
+    return render(request, "search/help.html")
+
+
+def opensearch(request: HttpRequest) -> HttpResponse:
+    """Lets browsers add the site as a search engine (and ask it for suggestions)."""
+    base = request.build_absolute_uri("/").rstrip("/")
+    context = {
+        "search_url": base + reverse("kb:search"),
+        "suggest_url": base + reverse("kb:search_suggest"),
+        "self_url": base + reverse("kb:opensearch"),
+    }
+    return render(
+        request,
+        "search/opensearch.xml",
+        context,
+        content_type="application/opensearchdescription+xml; charset=utf-8",
+    )
+
+
+def suggestions(request: HttpRequest) -> JsonResponse:
+    """OpenSearch suggestions: [query, [titles], [descriptions], [urls]]."""
+    query = request.GET.get("q", "")[:100]
+    found = service.suggest(query, limit=10)
+    absolute = request.build_absolute_uri
+    return JsonResponse(
+        [
+            query,
+            [s.title for s, _ in found],
+            [f"{s.number} {s.kind}".strip() for s, _ in found],
+            [absolute(url) for _, url in found],
+        ],
+        safe=False,
+        content_type="application/x-suggestions+json",
+    )

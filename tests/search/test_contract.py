@@ -1,0 +1,249 @@
+"""The contract every search backend passes (run against Whoosh in every test run; add a
+future backend, PostgreSQL full-text or OpenSearch, to BACKENDS)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+
+import pytest
+from django.utils.module_loading import import_string
+
+from kb.search.backend import SearchBackend, SearchRequest, SearchUnavailable
+from kb.search.documents import SearchDocument
+from kb.search.syntax import Group, Phrase, Word
+
+BACKENDS = ["kb.search.whoosh_backend.WhooshBackend"]
+D = dt.date
+
+DOCS = [
+    SearchDocument(
+        kind="rule",
+        key="1",
+        group="L1",
+        title_en="Trample",
+        title_fr="Piétinement",
+        body_en="Trample",
+        number="702.19",
+        chapter="702",
+        ref="702.19",
+        valid_from=D(2013, 7, 13),
+    ),
+    SearchDocument(
+        kind="rule",
+        key="2",
+        group="L2",
+        number="702.19b",
+        chapter="702",
+        ref="702.19b",
+        body_en="The controller of an attacking creature with trample first assigns damage "
+        "to the creature(s) blocking it (old wording).",
+        valid_from=D(2009, 7, 11),
+        valid_to=D(2020, 1, 24),
+    ),
+    SearchDocument(
+        kind="rule",
+        key="3",
+        group="L2",
+        number="702.19b",
+        chapter="702",
+        ref="702.19b",
+        body_en="The controller of an attacking creature with trample first assigns lethal "
+        "damage to all blockers (new wording).",
+        valid_from=D(2020, 1, 24),
+    ),
+    SearchDocument(
+        kind="rule",
+        key="4",
+        group="L3",
+        number="707.10",
+        chapter="707",
+        ref="707.10",
+        body_en="To copy a spell, activated ability, or triggered ability means to put a copy "
+        "of it onto the stack.",
+        extra_en="Example: Copying an ability.",
+        valid_from=D(2009, 7, 11),
+    ),
+    SearchDocument(
+        kind="glossary",
+        key="5",
+        group="G1",
+        title_en="Trample",
+        title_fr="Piétinement",
+        body_en="A keyword ability that modifies how a creature assigns combat damage. "
+        "See rule 702.19.",
+        ref="trample",
+        valid_from=D(2009, 7, 11),
+    ),
+    SearchDocument(
+        kind="card",
+        key="6",
+        group="C1",
+        title_en="Herald of War",
+        title_fr="Héraut de la guerre",
+        body_en="Flying. Whenever this creature attacks, put a +1/+1 counter on it.",
+        body_fr="Vol. Piétinements et <b>balises</b>.",
+        extra_en="Creature — Angel",
+        ref="herald-of-war",
+    ),
+    SearchDocument(
+        kind="card",
+        key="7",
+        group="C2",
+        title_en="Audacity",
+        title_fr="Audace",
+        body_en="Enchanted creature has trample. <script>alert(1)</script>",
+        ref="audacity",
+    ),
+    SearchDocument(
+        kind="ruling",
+        key="8",
+        group="C1",
+        body_en="The +1/+1 counter is put on Herald of War before blockers are declared.",
+        label="Herald of War",
+        ref="herald-of-war#ruling-8",
+        date=D(2012, 5, 1),
+    ),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, tmp_path: Path) -> SearchBackend:  # type: ignore[no-untyped-def]
+    b = import_string(request.param)(tmp_path / "index")
+    b.index(DOCS)
+    return b
+
+
+def ask(backend: SearchBackend, *groups, **kwargs):  # type: ignore[no-untyped-def]
+    request = SearchRequest(
+        groups=tuple(Group(tuple(g) if isinstance(g, tuple) else (g,)) for g in groups),
+        **kwargs,
+    )
+    return backend.search(request)
+
+
+def keys(results) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h.key for h in results.hits]
+
+
+def test_english_words_match_their_other_forms(backend: SearchBackend) -> None:
+    assert keys(ask(backend, Word("copying"))) == ["4"]
+    assert "2" in keys(ask(backend, Word("blocking"), Word("assigns")))
+
+
+def test_french_accents_are_folded_before_stemming(backend: SearchBackend) -> None:
+    for word in ("piétinement", "pietinement", "PIÉTINEMENTS"):
+        found = ask(backend, Word(word), kinds=("card",))
+        assert keys(found) == ["6"], word
+        assert found.hits[0].matched == ("fr",)
+
+
+def test_names_match_without_accents_and_in_either_language(backend: SearchBackend) -> None:
+    assert keys(ask(backend, Word("heraut"), Word("guerre"))) == ["6"]
+    assert keys(ask(backend, Phrase("Héraut de la guerre"))) == ["6"]
+    assert keys(ask(backend, Word("Audaci", prefix=True))) == ["7"]
+    assert keys(ask(backend, Word("auda", prefix=True), kinds=("card",))) == ["7"]
+
+
+def test_phrases_exclusions_and_alternatives(backend: SearchBackend) -> None:
+    assert keys(ask(backend, Phrase("copy a spell"))) == ["4"]
+    assert ask(backend, Phrase("spell copy")).total == 0
+    with_trample = set(keys(ask(backend, Word("trample"))))
+    assert {"1", "3", "5", "7"} <= with_trample
+    assert set(keys(ask(backend, Word("trample"), excluded=(Word("enchanted"),)))) == (
+        with_trample - {"7"}
+    )
+    assert set(keys(ask(backend, (Word("audacity"), Word("herald"))))) >= {"6", "7"}
+
+
+def test_titles_rank_first_and_rule_numbers_match_exactly(backend: SearchBackend) -> None:
+    found = ask(backend, Word("trample"), release=D(2026, 1, 1))
+    assert {found.hits[0].key, found.hits[1].key} == {"1", "5"}  # the rule and the entry
+    assert keys(ask(backend, Word("702.19b"), release=D(2026, 1, 1)))[0] == "3"
+
+
+def test_a_release_sees_the_versions_valid_on_its_date(backend: SearchBackend) -> None:
+    old = ask(backend, Word("702.19b"), release=D(2015, 1, 1))
+    new = ask(backend, Word("702.19b"), release=D(2020, 1, 24))
+    assert keys(old) == ["2"] and "old wording" in old.hits[0].text
+    assert keys(new) == ["3"] and new.hits[0].valid_from == D(2020, 1, 24)
+    assert set(keys(ask(backend, Word("702.19b")))) == {"2", "3"}  # no release: every version
+    assert ask(backend, Word("trample"), release=D(2010, 1, 1)).counts.get("rule") == 1
+
+
+def test_kinds_filter_the_hits_but_counts_cover_every_kind(backend: SearchBackend) -> None:
+    found = ask(backend, Word("herald"), kinds=("ruling",))
+    assert keys(found) == ["8"] and found.total == 1
+    assert found.counts == {"card": 1, "ruling": 1}
+    assert found.hits[0].date == D(2012, 5, 1) and found.hits[0].label == "Herald of War"
+
+
+def test_pages(backend: SearchBackend) -> None:
+    first = ask(backend, Word("trample"), per_page=2)
+    second = ask(backend, Word("trample"), per_page=2, page=2)
+    beyond = ask(backend, Word("trample"), per_page=2, page=99)
+    assert first.total == second.total == beyond.total and first.pages == -(-first.total // 2)
+    assert not set(keys(first)) & set(keys(second))
+    assert beyond.page == first.pages and beyond.hits
+
+
+def test_snippets_are_escaped_with_matches_marked(backend: SearchBackend) -> None:
+    hit = ask(backend, Word("enchanted")).hits[0]
+    assert "<mark>Enchanted</mark>" in hit.snippet_en
+    assert "<script>" not in hit.snippet_en and "&lt;script&gt;" in hit.snippet_en
+    card = ask(backend, Word("balises")).hits[0]
+    assert "<b>" not in card.snippet_fr and "<mark>balises</mark>" in card.snippet_fr
+
+
+def test_update_deletes_and_adds_in_one_commit(backend: SearchBackend) -> None:
+    ids = backend.ids("card")
+    assert len(ids) == 2 and all(i.startswith("card:") for i in ids)
+    assert backend.ids(groups=["card:C1", "ruling:C1"]) == {DOCS[5].doc_id, DOCS[7].doc_id}
+    renamed = SearchDocument(**{**DOCS[6].__dict__, "title_en": "Audacious Idea"})
+    assert backend.update([renamed], [DOCS[6].doc_id]) == (1, 1)
+    assert keys(ask(backend, Word("idea"))) == ["7"]
+    assert ask(backend, Word("audacity")).total == 0
+    assert backend.stats().documents == len(DOCS)
+
+
+def test_suggestions_and_corrections(backend: SearchBackend) -> None:
+    titles = [s.title for s in backend.suggest("tram")]
+    assert titles[:2] == ["Trample", "Trample"]  # the rule and the glossary entry
+    assert [s.title for s in backend.suggest("hérau")] == ["Héraut de la guerre"]
+    assert backend.corrections(["trampel", "herld", "trample", "creature"]) == {
+        "trampel": "trample",
+        "herld": "herald",
+    }
+
+
+def test_a_rebuild_swaps_while_searches_keep_answering(backend: SearchBackend) -> None:
+    errors: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            try:
+                if ask(backend, Word("trample")).total == 0:
+                    errors.append("no results during the rebuild")
+            except Exception as exc:  # pragma: no cover - the failure reported below
+                errors.append(repr(exc))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(3):
+            assert backend.rebuild(DOCS) == len(DOCS)
+    finally:
+        done.set()
+        reader.join()
+    assert errors == []
+    assert backend.stats().documents == len(DOCS)
+
+
+def test_no_index_yet_is_reported_not_crashed(tmp_path: Path) -> None:
+    for path in BACKENDS:
+        b = import_string(path)(tmp_path / path)
+        assert not b.exists() and b.ids() == set() and b.suggest("tram") == []
+        with pytest.raises(SearchUnavailable):
+            b.search(SearchRequest(groups=(Group((Word("trample"),)),)))

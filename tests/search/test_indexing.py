@@ -1,0 +1,128 @@
+"""The index follows the database: the outbox written with each change, drained by one writer
+at a time, rebuilt beside the live index, checked. On the demo releases (no shared data needed),
+with an index in a temporary folder."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import override_settings
+
+from kb.models import GlossaryTerm, GlossaryVersion, IndexOutbox, RuleVersion
+from kb.search.backend import get_backend
+from kb.search.indexing import check, drain, enqueue, sync, writer_lock
+
+pytestmark = pytest.mark.django_db
+DEMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cr" / "en"
+
+
+@pytest.fixture
+def index_dir(tmp_path: Path):  # type: ignore[no-untyped-def]
+    with override_settings(KB_INDEX_DIR=tmp_path / "index"):
+        yield tmp_path / "index"
+
+
+def glossary_entry(text: str = "A keyword ability. See rule 702.19.") -> GlossaryVersion:
+    term = GlossaryTerm.objects.create(key="trample", slug="trample")
+    return GlossaryVersion.objects.create(
+        term=term,
+        headword="Trample",
+        text_en=text,
+        text_hash="x",
+        folded_hash="x",
+        masked_hash="x",
+        wording_since=dt.date(2009, 7, 11),
+        valid_from=dt.date(2009, 7, 11),
+    )
+
+
+def test_an_edit_reaches_the_index_through_the_outbox(index_dir: Path) -> None:
+    version = glossary_entry()
+    assert list(IndexOutbox.objects.values_list("kind", "group")) == [
+        ("glossary", str(version.term_id))
+    ]
+    report = drain()
+    assert report is not None and (report.added, report.deleted, report.entries) == (1, 0, 1)
+    assert not IndexOutbox.objects.exists()
+    backend = get_backend()
+    (old_id,) = backend.ids("glossary")
+
+    version.text_en = "A keyword ability that changes combat damage. See rule 702.19."
+    version.save()
+    report = drain()
+    assert (report.added, report.deleted) == (1, 1)  # type: ignore[union-attr]
+    (new_id,) = backend.ids("glossary")
+    assert new_id != old_id
+    assert check().clean
+
+
+def test_check_reports_missing_stale_and_pending(index_dir: Path) -> None:
+    version = glossary_entry()
+    drain()
+    GlossaryVersion.objects.filter(pk=version.pk).update(text_en="Changed without a signal.")
+    enqueue("rule", ["12345"])
+    result = check()
+    assert not result.clean
+    assert len(result.missing["glossary"]) == 1 and len(result.stale["glossary"]) == 1
+    assert result.outbox == 1
+    assert any("NOT up to date" in line for line in result.lines())
+    with pytest.raises(SystemExit) as exited:
+        call_command("check_index", verbosity=0)
+    assert exited.value.code == 1
+    assert sync("glossary") == (1, 1)
+    call_command("index_worker", "--once", verbosity=0)
+    assert check().clean
+    call_command("check_index", verbosity=0)  # clean: no exit
+
+
+def test_a_busy_writer_leaves_the_entries_for_the_next_one(index_dir: Path) -> None:
+    glossary_entry()
+    with writer_lock().acquire(timeout=0):
+        assert drain(wait=0) is None  # someone else is writing: the outbox keeps the entry
+    assert IndexOutbox.objects.count() == 1
+    assert drain(wait=0).added == 1  # type: ignore[union-attr]
+
+
+@override_settings(KB_SEARCH_AUTO_DRAIN=True)
+def test_after_commit_the_outbox_drains_once(
+    index_dir: Path, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        version = glossary_entry()
+        version.text_en = "Edited twice in one transaction."
+        version.save()
+    assert len(callbacks) == 1
+    assert not IndexOutbox.objects.exists()
+    assert len(get_backend().ids("glossary")) == 1
+
+
+def test_a_release_reindexes_only_the_versions_it_opens_or_closes(index_dir: Path) -> None:
+    files = sorted(DEMO.glob("*.txt"))
+    call_command(
+        "import_rules", *[str(f) for f in files if f.name != "2019-01-25.txt"], verbosity=0
+    )
+    call_command("rebuild_index", verbosity=0)
+    backend = get_backend()
+    before = backend.ids("rule")
+    assert len(before) == len(list(_expected_rule_ids()))
+    call_command("import_rules", str(DEMO / "2019-01-25.txt"), verbosity=0)
+    report = drain()
+    after = backend.ids("rule")
+    assert report is not None and report.added == len(after - before)
+    assert 0 < report.added < len(before) // 2  # only the versions the release cut
+    assert after == set(_expected_rule_ids())
+    assert check().clean
+    # An unchanged re-import changes nothing.
+    call_command("import_rules", str(DEMO / "2019-01-25.txt"), verbosity=0)
+    assert (drain().added, drain().deleted) == (0, 0)  # type: ignore[union-attr]
+    assert RuleVersion.objects.exists()
+
+
+def _expected_rule_ids():  # type: ignore[no-untyped-def]
+    from kb.search.registry import document_type
+
+    return (d.doc_id for d in document_type("rule").documents(None))  # type: ignore[union-attr]
