@@ -6,6 +6,11 @@ named as the CR names them (701.x / 702.x titles), trusted when distinctive or w
 card's own keyword (an everyday verb like "destroy" counts only then); and a curated list of rules
 concepts (fixtures/vocabulary/ruling_terms.csv). Every link points at a rule's lineage and keeps
 its evidence and the numbers it had in the release in force on the ruling's date and today.
+
+A term named is not always what a ruling is about, so context counts: examples ("such as
+kicker", "(perhaps because …)") are not the topic; "its triggered ability" points at the card's
+own ability where "triggered abilities" speak of the rules; a curated concept may be redundant
+beside a more precise one (its "unless" column).
 """
 
 from __future__ import annotations
@@ -74,6 +79,28 @@ EVERYDAY = {
 }
 #: Keywords every card of a type has: never the subject of a ruling by default.
 STRUCTURAL = {"enchant", "equip"}
+#: Keywords printed in nearly every set, on hundreds of cards each: a ruling that does not name
+#: one is about the rest of the card, so they are no fallback topic.
+EVERGREEN = {
+    "deathtouch",
+    "defender",
+    "double strike",
+    "first strike",
+    "flash",
+    "flying",
+    "haste",
+    "hexproof",
+    "indestructible",
+    "lifelink",
+    "menace",
+    "protection",
+    "reach",
+    "trample",
+    "vigilance",
+    "ward",
+    "mill",
+    "scry",
+}
 #: The modern Comprehensive Rules start here; older rulings predate them.
 MODERN_CR = dt.date(2009, 7, 11)
 
@@ -84,6 +111,7 @@ class Found:
     evidence: str
     kind: str  # cited or inferred
     trust: int  # lower is more trusted
+    concept: bool = False  # from the curated list (at most MAX_CONCEPTS kept)
 
 
 @dataclass
@@ -94,9 +122,26 @@ class _Term:
     keyword: str = ""  # the keyword's name, for keyword terms
     ability: bool = False  # a keyword ability (702), not an action
     unless: frozenset[int] = frozenset()  # lineages that make this term redundant
+    general: bool = False  # counts only when it names a kind of ability, not one ability
 
 
 _NONE = _Term(re.compile("$^"), 0, 9)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A ruling's text as the linker reads it."""
+
+    text: str  # as written: evidence is cut from it
+    masked: str  # apostrophes straightened, the card's names blanked (the same offsets)
+    own: frozenset[str]  # the card's keywords, casefolded
+    examples: tuple[tuple[int, int], ...]  # spans naming examples ("such as …")
+
+    @classmethod
+    def of(cls, text: str, card_names: Iterable[str], keywords: Iterable[str]) -> _Reading:
+        masked = _mask_names(_plain(text), (_plain(n) for n in card_names))
+        own = frozenset(k.casefold() for k in keywords)
+        return cls(text, masked, own, _example_spans(masked))
 
 
 def _word(token: str) -> str:
@@ -167,14 +212,13 @@ class Linker(Numbers):
                 valid_on(date), lineage__in=[r.lineage_id for r in rows]
             ).values_list("lineage_id", "text_en")
         )
-        self.keyword_names: dict[str, int] = {}
+        self._keyword_named: dict[str, _Term] = {}
         self._keyword_forms: dict[str, _Term] = {}
         for row in rows:
             name = titles.get(row.lineage_id, "")
             if not name or len(name) > 40 or "." in name:
                 continue  # a keyword rule's first line is its name
             key = name.casefold()
-            self.keyword_names[key] = row.lineage_id
             forms = ability_forms(key) if row.chapter == "702" else action_forms(key)
             trust = 3 if key in EVERYDAY else 1
             term = _Term(
@@ -185,6 +229,7 @@ class Linker(Numbers):
                 ability=row.chapter == "702",
             )
             self.terms.append(term)
+            self._keyword_named[key] = term
             for form in forms:
                 self._keyword_forms.setdefault(" ".join(form.split()), term)
         # Keyword forms by their first word: a ruling's words are looked up, not regex-scanned.
@@ -206,9 +251,9 @@ class Linker(Numbers):
                 unless = frozenset(
                     filter(None, (self.lineage_now(n) for n in (row.get("unless") or "").split()))
                 )
-                self.terms.append(
-                    _Term(re.compile(row["pattern"], re.IGNORECASE), lid, 2, unless=unless)
-                )
+                general = (row.get("when") or "") == "general"
+                pattern = re.compile(row["pattern"], re.IGNORECASE)
+                self.terms.append(_Term(pattern, lid, 2, unless=unless, general=general))
 
     # -- finding links ----------------------------------------------------------------------
 
@@ -216,14 +261,34 @@ class Linker(Numbers):
         self, text: str, date: dt.date, card_names: Iterable[str], keywords: Iterable[str]
     ) -> list[Found]:
         """The rules a ruling leans on, most trusted first, at most MAX_LINKS."""
-        masked = _mask_names(text, card_names)
-        own = {k.casefold() for k in keywords}
+        ruling = _Reading.of(text, card_names, keywords)
+        found = self._citations(text, date)
+        taken = self._keywords(ruling, found)
+        self._concepts(ruling, taken, found)
+        found = self._prune(found, ruling.own)
+        if not found and not taken:
+            self._fallback(ruling, found)
+        return _ranked(found, text)
+
+    def _citations(self, text: str, date: dt.date) -> dict[int, Found]:
+        """Explicit rule numbers, resolved as they stood on the ruling's date."""
         found: dict[int, Found] = {}
         cited_at = date if date >= MODERN_CR else MODERN_CR
         for ref in find_references(text):
             lid = self.lineage_at(ref.target, cited_at) or self.lineage_now(ref.target)
             if lid is not None:
                 found.setdefault(lid, Found(lid, text[ref.start : ref.end], "cited", 0))
+        return found
+
+    def _keywords(self, ruling: _Reading, found: dict[int, Found]) -> list[tuple[int, int]]:
+        """Add the keywords named; returns the spans of all it read as keywords.
+
+        A keyword named only as an example ("cost increases (such as kicker)") is not what the
+        ruling is about: weak when it is another card's keyword, ignored when it is the card's
+        own (a general ruling printed on every card of the set). Another card's keyword named
+        as what a creature lacks ("creatures without flying") only says which ones are meant.
+        """
+        masked, own = ruling.masked, ruling.own
         taken: list[tuple[int, int]] = []
         seen: set[int] = set()
         for start, end, form, term in self._keyword_matches(masked):
@@ -234,26 +299,42 @@ class Linker(Numbers):
             if not _keyword_case(masked, start, form):
                 continue
             seen.add(term.lineage_id)
-            self._add(found, term, form, 0 if term.keyword in own else term.trust)
             taken.append((start, end))
+            example = _inside(start, ruling.examples)
+            if example and term.keyword in own:
+                continue
+            if term.keyword not in own and _LACKING_RE.search(masked[max(0, start - 20) : start]):
+                continue
+            trust = 3 if example else 0 if term.keyword in own else term.trust
+            self._add(found, term, ruling.text[start:end], trust)
+        return taken
+
+    def _concepts(
+        self, ruling: _Reading, taken: list[tuple[int, int]], found: dict[int, Found]
+    ) -> None:
+        """Add the curated rules concepts named, outside examples and keyword spans. A pattern
+        may name the words that are the evidence (group "term") and read context around them."""
         for term in self._curated:
-            for m in term.pattern.finditer(masked):
-                if any(s < m.end() and m.start() < e for s, e in taken):
+            for m in term.pattern.finditer(ruling.masked):
+                start, end = m.span("term") if "term" in term.pattern.groupindex else m.span()
+                if any(s < end and start < e for s, e in taken) or _inside(start, ruling.examples):
                     continue
-                self._add(found, term, m.group(0), term.trust)
-                taken.append((m.start(), m.end()))
+                if term.general and _names_one(ruling.masked, start, end):
+                    continue
+                self._add(found, term, ruling.text[start:end], term.trust, concept=True)
+                taken.append((start, end))
                 break
-        found = self._prune(found, own)
-        if not found:
-            fallback = self._single_own_keyword(own)
-            if fallback is not None:
-                # The evidence says why: the card's own keyword, not a phrase of the ruling.
-                keyword = self._term_of[fallback].keyword
-                found[fallback] = Found(fallback, f"[{keyword}]", "inferred", 3)
-        ordered = sorted(found.values(), key=lambda f: (f.trust, text.find(f.evidence)))
-        concepts = [f for f in ordered if f.trust >= 2 and f.kind != "cited"]
-        ordered = [f for f in ordered if f not in concepts[MAX_CONCEPTS:]]
-        return ordered[:MAX_LINKS]
+
+    def _fallback(self, ruling: _Reading, found: dict[int, Found]) -> None:
+        """A ruling that names no rules term (not even as an example) is, for a one-keyword
+        card, about that keyword; not when it names an ability of the card ("Victor's
+        ability"): a ruling about the keyword would name the keyword."""
+        if _OWN_ABILITY_RE.search(ruling.masked):
+            return
+        term = self._single_own_keyword(ruling.own)
+        if term is not None:
+            # The evidence says why: the card's own keyword, not a phrase of the ruling.
+            found[term.lineage_id] = Found(term.lineage_id, f"[{term.keyword}]", "inferred", 3)
 
     def _keyword_matches(self, text: str) -> Iterable[tuple[int, int, str, _Term]]:
         """(start, end, matched text, term) of keyword forms in a text, longest first."""
@@ -270,12 +351,16 @@ class Linker(Numbers):
             i += 1
 
     @staticmethod
-    def _add(found: dict[int, Found], term: _Term, evidence: str, trust: int) -> None:
+    def _add(
+        found: dict[int, Found], term: _Term, evidence: str, trust: int, concept: bool = False
+    ) -> None:
         current = found.get(term.lineage_id)
         if current is None or trust < current.trust:
-            found[term.lineage_id] = Found(term.lineage_id, evidence[:200], "inferred", trust)
+            found[term.lineage_id] = Found(
+                term.lineage_id, evidence[:200], "inferred", trust, concept
+            )
 
-    def _prune(self, found: dict[int, Found], own: set[str]) -> dict[int, Found]:
+    def _prune(self, found: dict[int, Found], own: frozenset[str]) -> dict[int, Found]:
         """Drop what the rest makes redundant.
 
         Keyword abilities the card does not have are incidental when the card's own keyword is
@@ -296,11 +381,21 @@ class Linker(Numbers):
         drop |= {lid for lid in found if terms.get(lid, _NONE).unless & found.keys()}
         return {lid: f for lid, f in found.items() if lid not in drop}
 
-    def _single_own_keyword(self, own: set[str]) -> int | None:
-        """A ruling that names no rules term is, for a one-keyword card, about that keyword
-        (not Enchant or Equip, which every Aura and Equipment has)."""
-        ids = {self.keyword_names[k] for k in own - STRUCTURAL if k in self.keyword_names}
-        return next(iter(ids)) if len(ids) == 1 else None
+    def _single_own_keyword(self, own: frozenset[str]) -> _Term | None:
+        """The card's one keyword, if it has one: not counting Enchant or Equip, which every Aura
+        and Equipment has, nor evergreen keywords (rulings about flying say "flying")."""
+        named = self._keyword_named
+        terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
+        return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+def _ranked(found: dict[int, Found], text: str) -> list[Found]:
+    """Most trusted first, then in reading order; at most MAX_CONCEPTS curated concepts (a
+    ruling is usually about one; more are mostly incidental mentions) and MAX_LINKS links."""
+    ordered = sorted(found.values(), key=lambda f: (f.trust, text.find(f.evidence)))
+    concepts = [f for f in ordered if f.concept]
+    ordered = [f for f in ordered if f not in concepts[MAX_CONCEPTS:]]
+    return ordered[:MAX_LINKS]
 
 
 def words_pattern(forms: Iterable[str]) -> re.Pattern[str]:
@@ -340,9 +435,15 @@ def ability_forms(name: str) -> list[str]:
         forms.append(name[:-2] + "ed")
     if name.endswith("e"):
         forms += [name + "s", name + "d"]
+    elif _DOUBLES.search(name):  # plot -> plotted
+        forms += [name + "s", name + name[-1] + "ed"]
     else:
         forms += [name + "s", name + "ed"]
     return forms
+
+
+#: Short verbs ending consonant-vowel-consonant double it before -ed ("plotted", "fought" aside).
+_DOUBLES = re.compile(r"^[^aeiou]*[aeiou][bdgmnpt]$")
 
 
 def action_forms(name: str) -> list[str]:
@@ -355,11 +456,56 @@ def action_forms(name: str) -> list[str]:
         verbs = [head, head + "s", head + "d", head[:-1] + "ing"]
     elif head.endswith("y") and head[-2:-1] not in "aeiou":
         verbs = [head, head[:-1] + "ies", head[:-1] + "ied", head + "ing"]
-    elif re.search(r"[^aeiou][aeiou][bdgmnpt]$", head) and len(head) <= 4:
+    elif _DOUBLES.search(head):
         verbs = [head, head + "s", head + head[-1] + "ed", head + head[-1] + "ing"]
     else:
         verbs = [head, head + "s", head + "es", head + "ed", head + "ing"]
     return [v + tail for v in verbs + irregular.get(head, [])]
+
+
+#: Examples of what a ruling is about, not its topic: "such as …" (to the closing parenthesis
+#: or the end of the clause) and hypothetical asides ("(perhaps because …)").
+_EXAMPLES_RE = re.compile(
+    r"\((?:perhaps|for example|for instance|e\.g\.|most likely|probably|such as)\b[^)]*\)"
+    r"|\bsuch as [^,;:.()]*",
+    re.IGNORECASE,
+)
+
+
+def _example_spans(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(m.span() for m in _EXAMPLES_RE.finditer(text))
+
+
+def _inside(position: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(s <= position < e for s, e in spans)
+
+
+#: "Victor's ability", "Stoneshock Giant's last ability" (the name blanked): a ruling about an
+#: ability of the card it names this way, not about its keyword, which it would name.
+_OWN_ABILITY_RE = re.compile(r"\s's (?:[\w-]+ ){0,2}abilit(?:y|ies)\b")
+
+_LACKING_RE = re.compile(
+    r"\b(?:without|(?:doesn't|does not|don't|do not|didn't|did not) have)\s+$", re.IGNORECASE
+)
+
+#: What a phrase pointing at particular abilities starts with: "its mana abilities", "Vivien's
+#: last loyalty ability" (blanked card names leave the "'s"), "the activated ability".
+_ORDINAL = (
+    r"\s+(?:(?:first|second|third|last|other|own|delayed|reflexive|granted|\S+-\S+)\s+){0,2}$"
+)
+_POSSESSIVE_RE = re.compile(r"(?:\b(?:its|their|his|her)|'s)" + _ORDINAL, re.IGNORECASE)
+_DEFINITE_RE = re.compile(r"\b(?:the|this)" + _ORDINAL, re.IGNORECASE)
+
+
+def _names_one(text: str, start: int, end: int) -> bool:
+    """Whether a kind of ability is named as the card's own rather than in general:
+    "Activated abilities contain a colon" is about 602, "Saruli Caretaker's activated
+    ability" about the card. "The activated abilities of …" still speaks of a kind."""
+    before = text[max(0, start - 60) : start]
+    if _POSSESSIVE_RE.search(before):
+        return True
+    plural = text[end - 3 : end].casefold() == "ies"
+    return not plural and bool(_DEFINITE_RE.search(before))
 
 
 def _keyword_case(text: str, start: int, word: str) -> bool:
@@ -371,10 +517,19 @@ def _keyword_case(text: str, start: int, word: str) -> bool:
     return not before or before[-1] in '.:;!?"“(' or before.endswith("—")
 
 
+def _plain(text: str) -> str:
+    """Typographic apostrophes as straight ones (same length), so that terms read "isn't"
+    whichever a ruling uses."""
+    return text.replace("’", "'")
+
+
 def _mask_names(text: str, names: Iterable[str]) -> str:
-    """Blank out the card's own names: "Flying Crane Technique" is not about flying."""
-    for name in sorted({n for n in names if n}, key=len, reverse=True):
-        text = re.sub(re.escape(name), lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+    """Blank out the card's own names: "Flying Crane Technique" is not about flying. Rulings
+    call a legendary card by its short name ("Victor" for "Victor, Valgavoth's Seneschal")."""
+    names = {n for name in names if name for n in (name, name.split(", ")[0])}
+    for name in sorted(names, key=len, reverse=True):
+        pattern = r"(?<!\w)" + re.escape(name) + r"(?!\w)"
+        text = re.sub(pattern, lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
     return text
 
 
