@@ -33,6 +33,9 @@ def _start(order: list[Path], db: Path) -> subprocess.Popen[str]:
         **os.environ,
         "DATABASE_URL": f"sqlite:///{db}",
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        # The archive alone is compared: these imports leave the search index alone.
+        "KB_SEARCH_AUTO_DRAIN": "0",
+        "KB_INDEX_DIR": str(db.parent / "index"),
     }
     return subprocess.Popen(
         [sys.executable, "-c", SCRIPT, *map(str, order)],

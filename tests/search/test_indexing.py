@@ -126,3 +126,19 @@ def _expected_rule_ids():  # type: ignore[no-untyped-def]
     from kb.search.registry import document_type
 
     return (d.doc_id for d in document_type("rule").documents(None))  # type: ignore[union-attr]
+
+
+@override_settings(KB_SEARCH_AUTO_DRAIN=True)
+def test_load_site_data_builds_the_index_then_applies_changes(
+    index_dir: Path, tmp_path: Path
+) -> None:
+    from io import StringIO
+
+    out = StringIO()
+    call_command("load_site_data", "--data-dir", str(tmp_path / "nothing"), stdout=out)
+    assert "Building the search index" in out.getvalue()
+    assert get_backend().exists() and check().clean
+    assert get_backend().ids("card")  # the demo's Peregrine Dynamo
+    out = StringIO()
+    call_command("load_site_data", "--data-dir", str(tmp_path / "nothing"), stdout=out)
+    assert "Search index updated: +0 -0 documents" in out.getvalue()
