@@ -132,6 +132,7 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
             body_en=g["text_en"] or "",
             body_fr=g["text_fr"] or "",
             ref=slugs.get(g["term_id"], ""),
+            lookup=True,
             valid_from=g["valid_from"],
             valid_to=g["valid_to"],
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from .documents import Results, SearchDocument
+from .documents import Hit, Results, SearchDocument
 from .syntax import Group, Item
 
 
@@ -81,6 +81,12 @@ class SearchBackend(ABC):
 
     @abstractmethod
     def search(self, request: SearchRequest) -> Results: ...
+
+    @abstractmethod
+    def lookup(
+        self, kind: str, *, number: str = "", ref: str = "", release: dt.date | None = None
+    ) -> Hit | None:
+        """One document of a kind by its rule number or its ref (valid on `release`)."""
 
     @abstractmethod
     def suggest(

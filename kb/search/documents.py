@@ -39,6 +39,7 @@ class SearchDocument:
     date: dt.date | None = None
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
+    lookup: bool = False  # found by its ref (SearchBackend.lookup), e.g. a glossary entry
 
     @property
     def stamp(self) -> str:

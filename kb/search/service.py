@@ -256,10 +256,12 @@ def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQue
 
 
 @lru_cache(maxsize=16)
-def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[int, list[str]]]:
-    """Folded headword or alias (singular too) -> (glossary version id, rules it cites)."""
+def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
+    """Folded headword or alias (singular too) -> (the term's slug, rules its entry cites)."""
     versions = list(
-        GlossaryVersion.objects.filter(valid_on(date)).values_list("id", "headword", "aliases")
+        GlossaryVersion.objects.filter(valid_on(date)).values_list(
+            "id", "headword", "aliases", "term__slug"
+        )
     )
     targets: dict[int, list[str]] = {}
     for vid, target in (
@@ -269,12 +271,12 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[int, list[s
     ):
         if target not in targets.setdefault(vid, []):
             targets[vid].append(target)
-    out: dict[str, tuple[int, list[str]]] = {}
-    for vid, headword, aliases in versions:
+    out: dict[str, tuple[str, list[str]]] = {}
+    for vid, headword, aliases, slug in versions:
         for name in [headword, *(aliases or [])]:
             key = fold(name.replace("(Obsolete)", "")).strip()
-            out.setdefault(key, (vid, targets.get(vid, [])[:3]))
-            out.setdefault(key.rstrip("s"), (vid, targets.get(vid, [])[:3]))
+            out.setdefault(key, (slug, targets.get(vid, [])[:3]))
+            out.setdefault(key.rstrip("s"), (slug, targets.get(vid, [])[:3]))
     return out
 
 
@@ -294,57 +296,31 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
     )
     if entry is None:
         return
-    _, numbers = entry
+    slug, numbers = entry
+    ranked = {(h.kind, h.number or h.ref): h for h in out.results.hits}
+    wanted = [("rule", n) for n in numbers] + [("glossary", slug)]
     first: list[Hit] = []
-    if not request.kinds or "rule" in request.kinds:
-        for number in numbers:
-            first += _rule_hit(backend, request, number)
-    name = fold(english or text).strip()
-    rest = out.results.hits
-    glossary = [
-        h
-        for h in rest
-        if h.kind == "glossary"
-        and fold(h.title_en.replace("(Obsolete)", "")).strip()
-        in (
-            name,
-            name.rstrip("s"),
-        )
-    ]
-    if not glossary and (not request.kinds or "glossary" in request.kinds):
-        glossary = _glossary_hit(backend, request, english or text)
-    chosen = first + glossary[:1]
-    seen = {(h.kind, h.number or h.ref) for h in chosen}
-    out.results.hits = chosen + [h for h in rest if (h.kind, h.number or h.ref) not in seen]
-    out.results.hits = out.results.hits[: max(request.per_page, len(chosen))]
-
-
-def _rule_hit(backend, request: SearchRequest, number: str) -> list[Hit]:  # type: ignore[no-untyped-def]
-    found = backend.search(
-        SearchRequest(
-            groups=(Group((Word(number),)),), kinds=("rule",), release=request.release, per_page=5
-        )
-    )
-    return [h for h in found.hits if h.number == number][:1]
-
-
-def _glossary_hit(backend, request: SearchRequest, text: str) -> list[Hit]:  # type: ignore[no-untyped-def]
-    found = backend.search(
-        SearchRequest(
-            groups=(Group((Phrase(text),)),),
-            kinds=("glossary",),
+    for kind, key in wanted:
+        if request.kinds and kind not in request.kinds:
+            continue
+        # The hit already ranked has its snippet highlighted; else look it up.
+        hit = ranked.get((kind, key)) or backend.lookup(
+            kind,
+            number=key if kind == "rule" else "",
+            ref=key if kind != "rule" else "",
             release=request.release,
-            per_page=3,
         )
-    )
-    return found.hits[:1]
+        first += [hit] if hit else []
+    seen = {(h.kind, h.number or h.ref) for h in first}
+    rest = [h for h in out.results.hits if (h.kind, h.number or h.ref) not in seen]
+    out.results.hits = (first + rest)[: max(request.per_page, len(first))]
 
 
 def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:  # type: ignore[no-untyped-def]
-    hits = _rule_hit(backend, request, out.number)
-    if hits:
+    hit = backend.lookup("rule", number=out.number, release=request.release)
+    if hit:
         rest = [h for h in out.results.hits if not (h.kind == "rule" and h.number == out.number)]
-        out.results.hits = hits + rest[: request.per_page - 1]
+        out.results.hits = [hit, *rest[: request.per_page - 1]]
 
 
 def _decorate(hits: list[Hit], out: SearchPage) -> None:

@@ -27,7 +27,7 @@ from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Q
 
 from . import analysis
 from .backend import IndexStats, SearchBackend, SearchRequest, SearchUnavailable, Suggestion
-from .documents import Hit, Results, SearchDocument
+from .documents import KINDS, Hit, Results, SearchDocument
 from .syntax import Item
 from .syntax import Phrase as PhraseItem
 
@@ -52,6 +52,7 @@ def schema() -> Schema:
         group=ID,
         key=STORED,
         ref=STORED,
+        handle=ID,  # the ref of documents looked up by it (glossary entries)
         label=STORED,
         date=STORED,
         chapter=STORED,
@@ -75,6 +76,7 @@ def _fields(doc: SearchDocument) -> dict:
         "group": doc.group_id,
         "key": doc.key,
         "ref": doc.ref,
+        "handle": doc.ref if doc.lookup else "",
         "label": doc.label,
         "date": doc.date.isoformat() if doc.date else "",
         "chapter": doc.chapter,
@@ -270,35 +272,50 @@ class WhooshBackend(SearchBackend):
             return Results([], 0, request.page, request.per_page)
         kinds = tuple(sorted(request.kinds))
         by_kind = sorting.FieldFacet("kind", maptype=sorting.Count)
-        # An unscored pass counts the matches per kind (the kind filters show them); a scored
-        # pass, stopped at the page, gives the hits.
-        counts = dict(
-            s.search(
-                query,
-                filter=self._scope(s, request.release, ()),
-                limit=1,
-                groupedby=by_kind,
-                scored=False,
-            ).groups()
-        )
-        total = sum(counts.get(k, 0) for k in kinds) if kinds else sum(counts.values())
-        if not total:
-            return Results([], 0, 1, request.per_page, counts)
+        limit = max(1, request.page) * request.per_page
+        # Whoosh's block-quality skipping can loop forever on some unions of fields (seen with
+        # a rule number searched in every field): every match is scored (optimize=False), so
+        # one pass gives the page, the total and the counts per kind. With a kind filter, the
+        # other kinds' counts (shown as filters) need a second, unscored pass.
         found = s.search(
             query,
             filter=self._scope(s, request.release, kinds),
-            limit=max(1, request.page) * request.per_page,
-            terms=True,
-            # Whoosh's block-quality skipping can loop forever on some unions of fields
-            # (seen with a rule number searched in every field): correctness first.
+            limit=limit,
+            groupedby=by_kind,
             optimize=False,
         )
+        counts = dict(found.groups())
+        total = sum(counts.values())
+        if kinds:
+            counts = dict(
+                s.search(
+                    query,
+                    filter=self._scope(s, request.release, ()),
+                    limit=1,
+                    groupedby=by_kind,
+                    scored=False,
+                ).groups()
+            )
+        if not total:
+            return Results([], 0, 1, request.per_page, counts)
         pages = max(1, -(-total // request.per_page))
         if request.page > pages and total:
             return self.search(replace(request, page=pages))
         start = (request.page - 1) * request.per_page
-        hits = [self._hit(found[i], request) for i in range(start, min(len(found.top_n), total))]
+        terms = self._query_terms(s, query)
+        end = min(start + request.per_page, len(found.top_n), total)
+        hits = [self._hit(found[i], request, terms) for i in range(start, end)]
         return Results(hits, total, request.page, request.per_page, counts)
+
+    def lookup(
+        self, kind: str, *, number: str = "", ref: str = "", release: dt.date | None = None
+    ) -> Hit | None:
+        s = self.searcher()
+        term = Term("number", number.lower()) if number else Term("handle", ref)
+        found = s.search(term, filter=self._scope(s, release, (kind,)), limit=1, optimize=False)
+        if not found:
+            return None
+        return self._hit(found[0], SearchRequest(groups=()), {})
 
     def suggest(
         self, text: str, *, limit: int = 10, release: dt.date | None = None
@@ -329,8 +346,9 @@ class WhooshBackend(SearchBackend):
                 folded = " ".join(t.text for t in analysis.names()(title))
                 if not title or typed not in folded:
                     continue
-                # Titles starting with what was typed first, then shorter ones, then by score.
-                rank = (not folded.startswith(typed), len(title), order)
+                # Titles starting with what was typed first, then shorter ones, rules before
+                # glossary entries before cards, then by score.
+                rank = (not folded.startswith(typed), len(title), _kind_order(hit["kind"]), order)
                 suggestion = Suggestion(hit["kind"], title, hit["ref"], hit.get("number", ""), lang)
                 key = (hit["kind"], title)
                 if key not in ranked or rank < ranked[key][0]:
@@ -440,7 +458,8 @@ class WhooshBackend(SearchBackend):
             found = self._scopes.get(key)
         if found is None:
             query = self._and(self._release_filter(date), self._kind_filter(kinds))
-            found = set(s.docs_for_query(query))
+            # An empty set would read as "no filter": -1 is no document, so nothing passes.
+            found = set(s.docs_for_query(query)) or {-1}
             with self._lock:
                 if len(self._scopes) > 32:
                     self._scopes.clear()
@@ -473,9 +492,37 @@ class WhooshBackend(SearchBackend):
 
     # -- results -----------------------------------------------------------------------------
 
-    def _hit(self, hit, request: SearchRequest) -> Hit:  # type: ignore[no-untyped-def]
+    @staticmethod
+    def _query_terms(s, query: Query) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
+        """The words the query asks for, by field; a prefix ends with "*"."""
+        terms: dict[str, set[str]] = {}
+        for leaf in query.leaves():
+            for name, text in leaf.iter_all_terms(phrases=True):
+                if name in FIELD_LANG:
+                    word = text.decode() if isinstance(text, bytes) else text
+                    terms.setdefault(name, set()).add(
+                        f"{word}*" if isinstance(leaf, Prefix) else word
+                    )
+        return terms
+
+    def _matched(self, fields: dict, terms: dict[str, set[str]]) -> list[str]:
+        """Languages whose fields hold a word of the query: read from the hit's own text
+        (cheaper than asking Whoosh to record matched terms for every match)."""
+        langs = set()
+        for name, lang in FIELD_LANG.items():
+            wanted, text = terms.get(name), fields.get(name)
+            if lang in langs or not wanted or not text:
+                continue
+            prefixes = tuple(w[:-1] for w in wanted if w.endswith("*"))
+            for token in self._schema[name].analyzer(text):
+                if token.text in wanted or (prefixes and token.text.startswith(prefixes)):
+                    langs.add(lang)
+                    break
+        return sorted(langs)
+
+    def _hit(self, hit, request: SearchRequest, terms: dict[str, set[str]]) -> Hit:  # type: ignore[no-untyped-def]
         fields = hit.fields()
-        matched = sorted({FIELD_LANG[f] for f, _ in (hit.matched_terms() or []) if f in FIELD_LANG})
+        matched = self._matched(fields, terms)
         return Hit(
             kind=fields["kind"],
             key=fields["key"],
@@ -509,6 +556,10 @@ class WhooshBackend(SearchBackend):
                     if marked:
                         return marked
         return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+
+
+def _kind_order(kind: str) -> int:
+    return KINDS.index(kind) if kind in KINDS else len(KINDS)
 
 
 def _day(ordinal: int) -> dt.date | None:

@@ -75,6 +75,7 @@ DOCS = [
         "See rule 702.19.",
         ref="trample",
         valid_from=D(2009, 7, 11),
+        lookup=True,
     ),
     SearchDocument(
         kind="card",
@@ -170,6 +171,15 @@ def test_a_release_sees_the_versions_valid_on_its_date(backend: SearchBackend) -
     assert keys(new) == ["3"] and new.hits[0].valid_from == D(2020, 1, 24)
     assert set(keys(ask(backend, Word("702.19b")))) == {"2", "3"}  # no release: every version
     assert ask(backend, Word("trample"), release=D(2010, 1, 1)).counts.get("rule") == 1
+
+
+def test_lookup_by_rule_number_or_ref(backend: SearchBackend) -> None:
+    old = backend.lookup("rule", number="702.19b", release=D(2015, 1, 1))
+    new = backend.lookup("rule", number="702.19b", release=D(2026, 1, 1))
+    assert (old.key, new.key) == ("2", "3")  # type: ignore[union-attr]
+    assert backend.lookup("glossary", ref="trample").title_en == "Trample"  # type: ignore[union-attr]
+    assert backend.lookup("rule", number="702.19b", release=D(2000, 1, 1)) is None
+    assert backend.lookup("card", ref="herald-of-war") is None  # not looked up by ref
 
 
 def test_kinds_filter_the_hits_but_counts_cover_every_kind(backend: SearchBackend) -> None:

@@ -15,9 +15,20 @@ from django.test import override_settings
 from kb.models import GlossaryTerm, GlossaryVersion, IndexOutbox, RuleVersion
 from kb.search.backend import get_backend
 from kb.search.indexing import check, drain, enqueue, sync, writer_lock
+from tests.kb.helpers import clear_archive
+from tests.rulings.helpers import clear_cards
 
 pytestmark = pytest.mark.django_db
 DEMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cr" / "en"
+
+
+@pytest.fixture(autouse=True)
+def empty_database(db) -> None:  # type: ignore[no-untyped-def]
+    """The session may have loaded the whole archive and the cards: start from nothing (the
+    test's transaction rolls back)."""
+    clear_archive()
+    clear_cards()
+    IndexOutbox.objects.all().delete()
 
 
 @pytest.fixture
