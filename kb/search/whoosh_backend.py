@@ -9,9 +9,11 @@ and refresh when a writer commits or a rebuild swaps.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import html
 import os
+import re
 import shutil
 import threading
 import time
@@ -48,7 +50,7 @@ PREFIX_FIELDS = (("title_en", 2.0), ("title_fr", 2.0), ("body_en", 0.5), ("body_
 def schema() -> Schema:
     return Schema(
         id=ID(unique=True, sortable=True),  # read from its column, not stored twice
-        kind=ID(stored=True),
+        kind=ID(stored=True, sortable=True),
         group=ID,
         key=STORED,
         ref=STORED,
@@ -59,8 +61,9 @@ def schema() -> Schema:
         number=ID(stored=True),
         # Titles (headings, glossary terms, card names) are unstemmed: prefixes match
         # ("Audaci*") and their words are the did-you-mean dictionary.
-        title_en=TEXT(analysis.names(), stored=True, spelling=True),
-        title_fr=TEXT(analysis.names(), stored=True, spelling=True),
+        # Titles are also columns: autocomplete reads them all at once (see _catalogue).
+        title_en=TEXT(analysis.names(), stored=True, spelling=True, sortable=True),
+        title_fr=TEXT(analysis.names(), stored=True, spelling=True, sortable=True),
         body_en=TEXT(analysis.english(), stored=True),
         body_fr=TEXT(analysis.french(), stored=True),
         extra_en=TEXT(analysis.english(), stored=True),
@@ -121,6 +124,8 @@ class WhooshBackend(SearchBackend):
         self._schema = schema()
         self._scopes_of = None
         self._dictionary_of = None
+        self._catalogue_of = None
+        self._catalogues: dict = {}
         self._words: tuple[list[str], list[int]] = ([], [])
         self._scopes: dict = {}
 
@@ -320,40 +325,72 @@ class WhooshBackend(SearchBackend):
     def suggest(
         self, text: str, *, limit: int = 10, release: dt.date | None = None
     ) -> list[Suggestion]:
-        words = [t.text for t in analysis.names()(text)]
-        if not words or (len(words) == 1 and len(words[0]) < 2) or not self.exists():
+        typed = _plain(text)
+        if len(typed) < 2 or not self.exists():
             return []
-        *whole, last = words[:6]
-        clauses: list[Query] = [Or([Term("title_en", w), Term("title_fr", w)]) for w in whole]
-        # A one- or two-letter prefix after whole words ("lightning b") would expand to
-        # thousands of terms: the whole words select, the typed text filters below.
-        short = bool(whole) and len(last) < 3
-        if not short:
-            clauses.append(Or([Prefix("title_en", last), Prefix("title_fr", last)]))
         s = self.searcher()
-        query = And(clauses) if len(clauses) > 1 else clauses[0]
-        found = s.search(
-            query,
-            filter=self._scope(s, release, ()),
-            limit=limit * (20 if short else 5),
-            optimize=False,  # see search()
-        )
-        typed = " ".join(words)
-        ranked: dict[tuple[str, str], tuple[tuple, Suggestion]] = {}
-        for order, hit in enumerate(found):
-            for lang in ("en", "fr"):
-                title = hit.get(f"title_{lang}", "")
-                folded = " ".join(t.text for t in analysis.names()(title))
-                if not title or typed not in folded:
-                    continue
-                # Titles starting with what was typed first, then shorter ones, rules before
-                # glossary entries before cards, then by score.
-                rank = (not folded.startswith(typed), len(title), _kind_order(hit["kind"]), order)
-                suggestion = Suggestion(hit["kind"], title, hit["ref"], hit.get("number", ""), lang)
-                key = (hit["kind"], title)
-                if key not in ranked or rank < ranked[key][0]:
-                    ranked[key] = (rank, suggestion)
-        return [s for _, s in sorted(ranked.values(), key=lambda r: r[0])[:limit]]
+        keys, entries = self._catalogue(s, release)
+        found: list[tuple[tuple, int, str]] = []
+        start = bisect.bisect_left(keys, typed)
+        for i in range(start, min(start + 400, len(keys))):
+            if not keys[i].startswith(typed):
+                break
+            found.append(((False, len(keys[i])), *entries[i]))
+        if len(found) < limit:  # then titles with a word starting so ("bolt" -> Lightning Bolt)
+            inner = f" {typed}"
+            for key, entry in zip(keys, entries, strict=True):
+                if inner in key:
+                    found.append(((True, len(key)), *entry))
+                    if len(found) >= 400:
+                        break
+        out: list[Suggestion] = []
+        seen: set[tuple[str, str]] = set()
+        kinds = s.reader().column_reader("kind")
+        found.sort(key=lambda f: (f[0], _kind_order(kinds[f[1]]), f[1]))
+        for _, docnum, lang in found:
+            fields = s.stored_fields(docnum)
+            title = fields.get(f"title_{lang}", "")
+            if (fields["kind"], title) in seen:
+                continue
+            seen.add((fields["kind"], title))
+            out.append(
+                Suggestion(fields["kind"], title, fields["ref"], fields.get("number", ""), lang)
+            )
+            if len(out) == limit:
+                break
+        return out
+
+    def _catalogue(self, s, release: dt.date | None) -> tuple[list[str], list[tuple[int, str]]]:  # type: ignore[no-untyped-def]
+        """Every title valid on `release`, folded and sorted, read once per searcher from the
+        title columns: a prefix is then a binary search (a Whoosh prefix query over titles
+        expands to hundreds of terms and takes tens of milliseconds)."""
+        key = (release,)
+        with self._lock:
+            if self._catalogue_of is not s:
+                self._catalogue_of, self._catalogues = s, {}
+            cached = self._catalogues.get(key)
+        if cached is not None:
+            return cached
+        reader = s.reader()
+        scope = self._scope(s, release, ())
+        docnums = sorted(n for n in scope if n >= 0) if scope is not None else reader.all_doc_ids()
+        columns = [
+            ("en", reader.column_reader("title_en")),
+            ("fr", reader.column_reader("title_fr")),
+        ]
+        rows = []
+        for n in docnums:
+            for lang, column in columns:
+                title = column[n]
+                if title:
+                    rows.append((_plain(title), n, lang))
+        rows.sort()
+        catalogue = ([r[0] for r in rows], [(r[1], r[2]) for r in rows])
+        with self._lock:
+            if len(self._catalogues) > 8:
+                self._catalogues.clear()
+            self._catalogues[key] = catalogue
+        return catalogue
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         if not self.exists():
@@ -556,6 +593,14 @@ class WhooshBackend(SearchBackend):
                     if marked:
                         return marked
         return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+
+
+def _plain(text: str) -> str:
+    """Folded words, apostrophes dropped: how titles and what was typed are compared."""
+    return " ".join(_WORD_RE.findall(analysis.fold(text).replace("'", "")))
+
+
+_WORD_RE = re.compile(r"\w+")
 
 
 def _kind_order(kind: str) -> int:
