@@ -53,6 +53,7 @@ class SearchPage:
     unavailable: bool = False
     kinds: list[str] = field(default_factory=list)
     lang: str | None = None
+    releases: list[Release] = field(default_factory=list)  # all of them, oldest first
 
     @property
     def release_token(self) -> str | None:
@@ -85,6 +86,7 @@ def search(
         notices=notices,
         kinds=list(kinds),
         lang=lang,
+        releases=releases.all,
     )
     if parsed.truncated:
         out.notices.append("Only the first 500 characters of the query were read.")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
-from whoosh import highlight, index, sorting
+from whoosh import collectors, highlight, index, sorting
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Query, Term
 
@@ -115,6 +115,23 @@ class _Mark(highlight.Formatter):
         return "".join(out)
 
 
+class _TopAndMatches(collectors.TopCollector):
+    """The best `limit` documents (among `eligible`, when given: a kind filter), and the number
+    of every match, eligible or not: one pass for the page and the counts per kind."""
+
+    def __init__(self, limit: int, eligible: set[int] | None) -> None:
+        super().__init__(limit=limit, usequality=False)
+        self.eligible = eligible
+        self.matched: list[int] = []
+
+    def collect(self, sub_docnum):  # type: ignore[no-untyped-def]
+        docnum = self.offset + sub_docnum
+        self.matched.append(docnum)
+        if self.eligible is None or docnum in self.eligible:
+            return super().collect(sub_docnum)
+        return None
+
+
 class WhooshBackend(SearchBackend):
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -125,6 +142,8 @@ class WhooshBackend(SearchBackend):
         self._scopes_of = None
         self._dictionary_of = None
         self._catalogue_of = None
+        self._kinds_of = None
+        self._kinds: dict[str, set[int]] = {}
         self._catalogues: dict = {}
         self._words: tuple[list[str], list[int]] = ([], [])
         self._scopes: dict = {}
@@ -276,31 +295,21 @@ class WhooshBackend(SearchBackend):
         if query is None:
             return Results([], 0, request.page, request.per_page)
         kinds = tuple(sorted(request.kinds))
-        by_kind = sorting.FieldFacet("kind", maptype=sorting.Count)
         limit = max(1, request.page) * request.per_page
         # Whoosh's block-quality skipping can loop forever on some unions of fields (seen with
-        # a rule number searched in every field): every match is scored (optimize=False), so
-        # one pass gives the page, the total and the counts per kind. With a kind filter, the
-        # other kinds' counts (shown as filters) need a second, unscored pass.
-        found = s.search(
-            query,
-            filter=self._scope(s, request.release, kinds),
-            limit=limit,
-            groupedby=by_kind,
-            optimize=False,
-        )
-        counts = dict(found.groups())
-        total = sum(counts.values())
-        if kinds:
-            counts = dict(
-                s.search(
-                    query,
-                    filter=self._scope(s, request.release, ()),
-                    limit=1,
-                    groupedby=by_kind,
-                    scored=False,
-                ).groups()
-            )
+        # a rule number searched in every field), so every match is scored (usequality off);
+        # one pass then also records every match, and the counts per kind (the kind filters
+        # show them) are set intersections.
+        kind_sets = self._kind_sets(s)
+        top = _TopAndMatches(limit, set.union(*(kind_sets[k] for k in kinds)) if kinds else None)
+        scope = self._scope(s, request.release, ())
+        collector = top if scope is None else collectors.FilterCollector(top, allow=scope)
+        s.search_with_collector(query, collector)
+        found = collector.results()
+        counts = {
+            k: n for k, docs in kind_sets.items() if (n := len(docs.intersection(top.matched)))
+        }
+        total = sum(counts.get(k, 0) for k in kinds) if kinds else sum(counts.values())
         if not total:
             return Results([], 0, 1, request.per_page, counts)
         pages = max(1, -(-total // request.per_page))
@@ -483,6 +492,20 @@ class WhooshBackend(SearchBackend):
             return None
         return Or(clauses) if len(clauses) > 1 else clauses[0]
 
+    def _kind_sets(self, s) -> dict[str, set[int]]:  # type: ignore[no-untyped-def]
+        """Document numbers of each kind, kept per searcher."""
+        with self._lock:
+            if self._kinds_of is s:
+                return self._kinds
+        reader = s.reader()
+        kinds = {}
+        for term in reader.field_terms("kind"):
+            kind = term.decode() if isinstance(term, bytes) else term
+            kinds[kind] = set(s.docs_for_query(Term("kind", kind)))
+        with self._lock:
+            self._kinds_of, self._kinds = s, kinds
+        return kinds
+
     def _scope(self, s, date: dt.date | None, kinds: tuple[str, ...]):  # type: ignore[no-untyped-def]
         """The documents valid on `date` (of these kinds) as a set of document numbers, kept
         per searcher: a range filter run on every query would cost a third of a second."""
@@ -542,13 +565,18 @@ class WhooshBackend(SearchBackend):
                     )
         return terms
 
-    def _matched(self, fields: dict, terms: dict[str, set[str]]) -> list[str]:
-        """Languages whose fields hold a word of the query: read from the hit's own text
-        (cheaper than asking Whoosh to record matched terms for every match)."""
-        langs = set()
+    def _matched(
+        self, fields: dict, terms: dict[str, set[str]], marked: set[str], bodies: bool
+    ) -> list[str]:
+        """Languages whose fields hold a word of the query: the highlighted snippets say it for
+        the bodies (`marked`); titles are read again, being short (cheaper than asking Whoosh
+        to record matched terms for every match)."""
+        langs = set(marked)
         for name, lang in FIELD_LANG.items():
             wanted, text = terms.get(name), fields.get(name)
             if lang in langs or not wanted or not text:
+                continue
+            if not bodies and not name.startswith("title_"):
                 continue
             prefixes = tuple(w[:-1] for w in wanted if w.endswith("*"))
             for token in self._schema[name].analyzer(text):
@@ -559,7 +587,10 @@ class WhooshBackend(SearchBackend):
 
     def _hit(self, hit, request: SearchRequest, terms: dict[str, set[str]]) -> Hit:  # type: ignore[no-untyped-def]
         fields = hit.fields()
-        matched = self._matched(fields, terms)
+        snippet_en = self._snippet(hit, ("body_en", "extra_en"), request)
+        snippet_fr = self._snippet(hit, ("body_fr",), request)
+        marked = {lang for lang, s in (("en", snippet_en), ("fr", snippet_fr)) if "<mark>" in s}
+        matched = self._matched(fields, terms, marked, bodies=not request.snippets)
         return Hit(
             kind=fields["kind"],
             key=fields["key"],
@@ -573,8 +604,8 @@ class WhooshBackend(SearchBackend):
             valid_from=_day(fields.get("valid_from", 0)),
             valid_to=_day(fields.get("valid_to", OPEN_END)),
             score=float(hit.score or 0.0),
-            snippet_en=self._snippet(hit, ("body_en", "extra_en"), request),
-            snippet_fr=self._snippet(hit, ("body_fr",), request),
+            snippet_en=snippet_en,
+            snippet_fr=snippet_fr,
             matched=tuple(matched),
             text=fields.get("body_en", "")[:300],
         )
