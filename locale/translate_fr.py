@@ -437,6 +437,23 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "Type a rule number (602.2a), a keyword (trample, piétinement), a card name or words from the rules and rulings.",
     ): "Tapez un numéro de règle (602.2a), un mot-clé (trample, piétinement), un nom de carte ou des mots des règles et des décisions.",
+    (
+        "",
+        "Only the first 500 characters of the query were read.",
+    ): "Seuls les 500 premiers caractères de la recherche ont été lus.",
+    (
+        "",
+        "“%(f)s” is not a filter this search knows; it was ignored.",
+    ): f"«{NBSP}%(f)s{NBSP}» n’est pas un filtre connu de cette recherche : il a été ignoré.",
+    ("", "No rules are loaded yet."): "Aucune règle n’est encore chargée.",
+    (
+        "",
+        "“%(r)s” is not a date (YYYY-MM-DD); searching the current rules.",
+    ): f"«{NBSP}%(r)s{NBSP}» n’est pas une date (AAAA-MM-JJ) : recherche dans les règles en vigueur.",
+    (
+        "",
+        "No release was in force on %(d)s (the first is %(first)s); searching the current rules.",
+    ): "Aucune version n’était en vigueur le %(d)s (la première date du %(first)s) : recherche dans les règles en vigueur.",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from kb import reading
 from kb.crtext.numbers import is_number
@@ -72,7 +73,8 @@ def search(
     page: int = 1,
     per_page: int = PER_PAGE,
 ) -> SearchPage:
-    """Run a query as typed (filters given as arguments add to those typed in the query)."""
+    """Run a query as typed. Filters given as arguments (the page's and the API's
+    parameters) win over those typed in the query."""
     parsed = parse(raw)
     kinds = [k for k in kinds if document_type(k)] or parsed.kinds
     lang = lang if lang in ("en", "fr") else parsed.lang
@@ -89,9 +91,11 @@ def search(
         releases=releases.all,
     )
     if parsed.truncated:
-        out.notices.append("Only the first 500 characters of the query were read.")
+        out.notices.append(_("Only the first 500 characters of the query were read."))
     for f in parsed.ignored:
-        out.notices.append(f"“{f}” is not a filter this search knows; it was ignored.")
+        out.notices.append(
+            _("“%(f)s” is not a filter this search knows; it was ignored.") % {"f": f}
+        )
     if parsed.empty or chosen is None:
         return out
     date = chosen.effective_date
@@ -150,20 +154,23 @@ def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
 def _release(token: str | None, releases: reading.Releases) -> tuple[Release | None, list[str]]:
     notices: list[str] = []
     if not releases.all:
-        return None, ["No rules are loaded yet."]
+        return None, [_("No rules are loaded yet.")]
     if not token or token == "current":
         return releases.current, notices
     try:
         date = reading.parse_release_token(token)
-    except reading.BadRelease as exc:
-        return releases.current, [f"{exc}; searching the current rules."]
+    except reading.BadRelease:
+        return releases.current, [
+            _("“%(r)s” is not a date (YYYY-MM-DD); searching the current rules.") % {"r": token}
+        ]
     found = releases.in_force(date) if date else releases.current
     if found is None:
         first = releases.all[0].effective_date.isoformat()
-        return releases.current, [
-            f"No release was in force on {token} (the first is {first}); "
+        message = _(
+            "No release was in force on %(d)s (the first is %(first)s); "
             "searching the current rules."
-        ]
+        )
+        return releases.current, [message % {"d": token, "first": first}]
     return found, notices
 
 

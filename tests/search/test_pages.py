@@ -55,6 +55,8 @@ def test_numbers_jump_and_corrections_show(client: Client) -> None:
     assert client.get("/fr/search/", {"q": "602.2a", "release": "2019-01-25"}).url == (
         "/fr/2019-01-25/rules/602.2a/"
     )
+    before = client.get("/fr/search/", {"q": "release:1990-01-01 trample"}).content.decode()
+    assert "Aucune version n’était en vigueur le 1990-01-01" in before
     missing = client.get("/en/search/", {"q": "999.9"}).content.decode()
     assert "There is no rule 999.9" in missing
     typo = client.get("/en/search/", {"q": "deathtuch"}).content.decode()
