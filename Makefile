@@ -37,10 +37,10 @@ run: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py
 
 test-postgres: install
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py
 
 # The quick loop while working: no tests that need the full archive imported.
 test-quick: install

@@ -16,6 +16,7 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
+from .search.admin import IndexedAdminMixin
 
 
 @admin.register(Release)
@@ -34,7 +35,7 @@ class NumberInline(admin.TabularInline):
 
 
 @admin.register(Lineage)
-class LineageAdmin(admin.ModelAdmin):
+class LineageAdmin(IndexedAdminMixin, admin.ModelAdmin):
     list_display = ["key", "kind"]
     search_fields = ["key", "numbers__number"]
     list_filter = ["kind"]
@@ -42,7 +43,7 @@ class LineageAdmin(admin.ModelAdmin):
 
 
 @admin.register(RuleNumber)
-class RuleNumberAdmin(admin.ModelAdmin):
+class RuleNumberAdmin(IndexedAdminMixin, admin.ModelAdmin):
     list_display = ["number", "valid_from", "valid_to", "previous_number", "lineage"]
     search_fields = ["number"]
     list_filter = ["kind"]
@@ -55,7 +56,7 @@ class ExampleInline(admin.StackedInline):
 
 
 @admin.register(RuleVersion)
-class RuleVersionAdmin(TranslationAdmin):
+class RuleVersionAdmin(IndexedAdminMixin, TranslationAdmin):
     list_display = ["lineage", "valid_from", "valid_to", "change", "wording_since"]
     search_fields = ["lineage__key", "text_en", "text_fr"]
     list_filter = ["change"]
@@ -64,13 +65,13 @@ class RuleVersionAdmin(TranslationAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(admin.ModelAdmin):
+class GlossaryTermAdmin(IndexedAdminMixin, admin.ModelAdmin):
     list_display = ["key", "slug"]
     search_fields = ["key"]
 
 
 @admin.register(GlossaryVersion)
-class GlossaryVersionAdmin(TranslationAdmin):
+class GlossaryVersionAdmin(IndexedAdminMixin, TranslationAdmin):
     list_display = ["headword", "valid_from", "valid_to", "obsolete", "change"]
     search_fields = ["headword", "text_en"]
     raw_id_fields = ["term", "fr_release"]
@@ -97,7 +98,7 @@ class ImportRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(VocabularyTerm)
-class VocabularyTermAdmin(admin.ModelAdmin):
+class VocabularyTermAdmin(IndexedAdminMixin, admin.ModelAdmin):
     """Maintainers correct a mined French term by editing it (and ticking "checked"); a
     rebuild keeps curated terms, so lasting fixes go to fixtures/vocabulary/fr_terms.csv."""
 

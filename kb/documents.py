@@ -19,6 +19,7 @@ from .models import (
     Example,
     GlossaryTerm,
     GlossaryVersion,
+    Lineage,
     RuleNumber,
     RuleVersion,
     VocabularyTerm,
@@ -166,6 +167,7 @@ def register_documents() -> None:
             url=rule_url,
             versioned=True,
             models={
+                Lineage: lambda lineage: [str(lineage.pk)],
                 RuleVersion: lambda v: [str(v.lineage_id)],
                 Example: lambda e: [str(e.version.lineage_id)],
                 RuleNumber: lambda n: [str(n.lineage_id)],
@@ -181,6 +183,7 @@ def register_documents() -> None:
             url=glossary_url,
             versioned=True,
             models={
+                GlossaryTerm: lambda t: [str(t.pk)],
                 GlossaryVersion: lambda g: [str(g.term_id)],
                 VocabularyTerm: _vocabulary_glossary,
             },

@@ -12,6 +12,8 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
+from kb.search.admin import IndexedAdminMixin
+
 from .linking import link_rulings
 from .models import Card, CardFace, LinkKind, Ruling, RulingLink
 from .records import ruling_hash
@@ -24,7 +26,7 @@ class FaceInline(admin.TabularInline):
 
 
 @admin.register(Card)
-class CardAdmin(TranslationAdmin):
+class CardAdmin(IndexedAdminMixin, TranslationAdmin):
     list_display = ["name", "type_line", "mana_cost", "data_source", "updated_at"]
     search_fields = ["name_en", "name_fr", "oracle_id", "key"]
     list_filter = ["data_source", "layout"]
@@ -41,7 +43,7 @@ class LinkInline(admin.TabularInline):
 
 
 @admin.register(Ruling)
-class RulingAdmin(admin.ModelAdmin):
+class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
     list_display = ["card", "date", "short_text", "missing"]
     list_filter = ["missing", "date"]
     search_fields = ["text", "card__name_en"]

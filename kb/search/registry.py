@@ -40,7 +40,7 @@ def register(doc_type: DocumentType) -> DocumentType:
     """Register a document type; saves of its models re-index their group from now on.
 
     Only post_save is connected: a delete receiver would stop Django's fast bulk deletes the
-    importers rely on; the admin enqueues its deletions itself (kb.search.admin).
+    importers rely on; the admin enqueues its deletions itself (kb.search.admin.IndexedAdminMixin).
     """
     _types[doc_type.kind] = doc_type
     for model in doc_type.models:

@@ -1,0 +1,43 @@
+"""Maintainers' edits in the admin reach the index: a save through post_save, a deletion
+through IndexedAdminMixin (both in the admin's transaction)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from kb.models import GlossaryVersion, IndexOutbox
+from tests.search.test_indexing import glossary_entry
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(db) -> Client:  # type: ignore[no-untyped-def]
+    from tests.kb.helpers import clear_archive
+    from tests.rulings.helpers import clear_cards
+
+    clear_archive()
+    clear_cards()
+    IndexOutbox.objects.all().delete()
+    client = Client()
+    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
+    return client
+
+
+def test_the_indexed_admins_load_and_a_deletion_is_queued(staff: Client) -> None:
+    for model in ("lineage", "rulenumber", "ruleversion", "glossaryterm", "glossaryversion"):
+        assert staff.get(f"/admin/kb/{model}/").status_code == 200, model
+    for model in ("card", "ruling"):
+        assert staff.get(f"/admin/rulings/{model}/").status_code == 200, model
+    version = glossary_entry()
+    IndexOutbox.objects.all().delete()
+    response = staff.post(
+        f"/admin/kb/glossaryversion/{version.pk}/delete/", {"post": "yes"}, follow=False
+    )
+    assert response.status_code == 302
+    assert not GlossaryVersion.objects.filter(pk=version.pk).exists()
+    assert list(IndexOutbox.objects.values_list("kind", "group")) == [
+        ("glossary", str(version.term_id))
+    ]
