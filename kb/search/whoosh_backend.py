@@ -120,7 +120,9 @@ class _TopAndMatches(collectors.TopCollector):
     of every match, eligible or not: one pass for the page and the counts per kind."""
 
     def __init__(self, limit: int, eligible: set[int] | None) -> None:
-        super().__init__(limit=limit, usequality=False)
+        # No block-quality skipping and no matcher replacement: both drop documents that cannot
+        # reach the top, and every match must be counted.
+        super().__init__(limit=limit, usequality=False, replace=0)
         self.eligible = eligible
         self.matched: list[int] = []
 

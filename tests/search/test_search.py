@@ -98,6 +98,8 @@ def test_did_you_mean_and_suggestions(search_index) -> None:  # type: ignore[no-
 def test_filters_counts_and_pages(search_index) -> None:  # type: ignore[no-untyped-def]
     everything = search("flying")
     counts = everything.results.counts
+    # Every match is counted whatever the page size (Whoosh's pruning must stay off).
+    assert search("flying", per_page=1).results.counts == counts
     assert set(counts) == {"rule", "glossary", "card", "ruling"}
     assert everything.results.total == sum(counts.values())
     rulings = search("flying", kinds=["ruling"], page=2, per_page=10)
