@@ -141,14 +141,8 @@ class WhooshBackend(SearchBackend):
         self._live: tuple[str, index.Index] | None = None
         self._searcher = None
         self._schema = schema()
-        self._scopes_of = None
-        self._dictionary_of = None
-        self._catalogue_of = None
-        self._kinds_of = None
-        self._kinds: dict[str, set[int]] = {}
-        self._catalogues: dict = {}
-        self._words: tuple[list[str], list[int]] = ([], [])
-        self._scopes: dict = {}
+        self._memo_of = None  # the searcher the memo below was computed from
+        self._memo: dict = {}
 
     # -- where the live index is -------------------------------------------------------------
 
@@ -375,13 +369,11 @@ class WhooshBackend(SearchBackend):
         """Every title valid on `release`, folded and sorted, read once per searcher from the
         title columns: a prefix is then a binary search (a Whoosh prefix query over titles
         expands to hundreds of terms and takes tens of milliseconds)."""
-        key = (release,)
-        with self._lock:
-            if self._catalogue_of is not s:
-                self._catalogue_of, self._catalogues = s, {}
-            cached = self._catalogues.get(key)
-        if cached is not None:
-            return cached
+        return self._memoized(s, ("catalogue", release), lambda: self._read_catalogue(s, release))
+
+    def _read_catalogue(
+        self, s, release: dt.date | None
+    ) -> tuple[list[str], list[tuple[int, str]]]:  # type: ignore[no-untyped-def]
         reader = s.reader()
         scope = self._scope(s, release, ())
         docnums = sorted(n for n in scope if n >= 0) if scope is not None else reader.all_doc_ids()
@@ -396,12 +388,7 @@ class WhooshBackend(SearchBackend):
                 if title:
                     rows.append((_plain(title), n, lang))
         rows.sort()
-        catalogue = ([r[0] for r in rows], [(r[1], r[2]) for r in rows])
-        with self._lock:
-            if len(self._catalogues) > 8:
-                self._catalogues.clear()
-            self._catalogues[key] = catalogue
-        return catalogue
+        return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         if not self.exists():
@@ -412,36 +399,16 @@ class WhooshBackend(SearchBackend):
             folded = analysis.fold(word)
             if len(folded) < 4 or not folded.isalpha() or self._known(s, word):
                 continue
-            words, frequencies = self._dictionary(s)
+            dictionary, frequencies = self._memoized(s, ("dictionary",), lambda: _dictionary(s))
             maxdist = 1 if len(folded) <= 5 else 2
             found = process.extract(
-                folded, words, scorer=OSA.distance, score_cutoff=maxdist, limit=20
+                folded, dictionary, scorer=OSA.distance, score_cutoff=maxdist, limit=20
             )
             if found:
                 # The closest, then the most frequent: "trampel" -> "trample" (a transposition).
                 best = min(found, key=lambda f: (f[1], -frequencies[f[2]]))
                 out[word] = best[0]
         return out
-
-    def _dictionary(self, s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
-        """The words of all titles with their document frequencies, read once per searcher:
-        rapidfuzz compares a word with all of them in a few milliseconds (Whoosh's own
-        corrector takes a tenth of a second per field here)."""
-        with self._lock:
-            if self._dictionary_of is s:
-                return self._words
-        counts: dict[str, int] = {}
-        reader = s.reader()
-        for name in ("title_en", "title_fr"):
-            for term, info in reader.iter_field(name):
-                text = term.decode() if isinstance(term, bytes) else term
-                if text.isalpha() and len(text) > 2:
-                    counts[text] = counts.get(text, 0) + info.doc_frequency()
-        words = sorted(counts)
-        with self._lock:
-            self._words = (words, [counts[w] for w in words])
-            self._dictionary_of = s
-        return self._words
 
     def _known(self, s, word: str) -> bool:  # type: ignore[no-untyped-def]
         """Whether any field holds the word (as that field analyses it)."""
@@ -494,39 +461,46 @@ class WhooshBackend(SearchBackend):
             return None
         return Or(clauses) if len(clauses) > 1 else clauses[0]
 
+    def _memoized(self, s, key: tuple, build):  # type: ignore[no-untyped-def]
+        """What `build` computes from searcher `s`, kept until the searcher changes (the
+        release scopes, kind sets, title catalogue and spelling dictionary all are)."""
+        with self._lock:
+            if self._memo_of is not s:
+                self._memo_of, self._memo = s, {}
+            found = self._memo.get(key)
+        if found is None:
+            found = build()
+            with self._lock:
+                if self._memo_of is s:
+                    if len(self._memo) > 64:  # one entry per release searched, at most
+                        self._memo.clear()
+                    self._memo[key] = found
+        return found
+
     def _kind_sets(self, s) -> dict[str, set[int]]:  # type: ignore[no-untyped-def]
         """Document numbers of each kind, kept per searcher."""
-        with self._lock:
-            if self._kinds_of is s:
-                return self._kinds
-        reader = s.reader()
-        kinds = {}
-        for term in reader.field_terms("kind"):
-            kind = term.decode() if isinstance(term, bytes) else term
-            kinds[kind] = set(s.docs_for_query(Term("kind", kind)))
-        with self._lock:
-            self._kinds_of, self._kinds = s, kinds
-        return kinds
+
+        def build() -> dict[str, set[int]]:
+            kinds = {}
+            for term in s.reader().field_terms("kind"):
+                kind = term.decode() if isinstance(term, bytes) else term
+                kinds[kind] = set(s.docs_for_query(Term("kind", kind)))
+            return kinds
+
+        return self._memoized(s, ("kinds",), build)
 
     def _scope(self, s, date: dt.date | None, kinds: tuple[str, ...]):  # type: ignore[no-untyped-def]
         """The documents valid on `date` (of these kinds) as a set of document numbers, kept
         per searcher: a range filter run on every query would cost a third of a second."""
         if date is None and not kinds:
             return None
-        key = (date, kinds)
-        with self._lock:
-            if self._scopes_of is not s:
-                self._scopes_of, self._scopes = s, {}
-            found = self._scopes.get(key)
-        if found is None:
+
+        def build() -> set[int]:
             query = self._and(self._release_filter(date), self._kind_filter(kinds))
             # An empty set would read as "no filter": -1 is no document, so nothing passes.
-            found = set(s.docs_for_query(query)) or {-1}
-            with self._lock:
-                if len(self._scopes) > 32:
-                    self._scopes.clear()
-                self._scopes[key] = found
-        return found
+            return set(s.docs_for_query(query)) or {-1}
+
+        return self._memoized(s, ("scope", date, kinds), build)
 
     @staticmethod
     def _release_filter(date: dt.date | None) -> Query | None:
@@ -626,6 +600,21 @@ class WhooshBackend(SearchBackend):
                     if marked:
                         return marked
         return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+
+
+def _dictionary(s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
+    """The words of all titles with their document frequencies, read once per searcher:
+    rapidfuzz compares a word with all of them in a few milliseconds (Whoosh's own corrector
+    takes a tenth of a second per field here)."""
+    counts: dict[str, int] = {}
+    reader = s.reader()
+    for name in ("title_en", "title_fr"):
+        for term, info in reader.iter_field(name):
+            text = term.decode() if isinstance(term, bytes) else term
+            if text.isalpha() and len(text) > 2:
+                counts[text] = counts.get(text, 0) + info.doc_frequency()
+    words = sorted(counts)
+    return words, [counts[w] for w in words]
 
 
 def _plain(text: str) -> str:
