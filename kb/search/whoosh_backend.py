@@ -21,13 +21,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
-from whoosh import collectors, highlight, index, sorting
+from whoosh import highlight, index, searching, sorting
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Query, Term
 
 from . import analysis
+from . import whoosh_matching as matching
 from .backend import IndexStats, SearchBackend, SearchRequest, SearchUnavailable, Suggestion
 from .documents import KINDS, Hit, Results, SearchDocument
 from .syntax import Item
@@ -115,25 +117,6 @@ class _Mark(highlight.Formatter):
         return "".join(out)
 
 
-class _TopAndMatches(collectors.TopCollector):
-    """The best `limit` documents (among `eligible`, when given: a kind filter), and the number
-    of every match, eligible or not: one pass for the page and the counts per kind."""
-
-    def __init__(self, limit: int, eligible: set[int] | None) -> None:
-        # No block-quality skipping and no matcher replacement: both drop documents that cannot
-        # reach the top, and every match must be counted.
-        super().__init__(limit=limit, usequality=False, replace=0)
-        self.eligible = eligible
-        self.matched: list[int] = []
-
-    def collect(self, sub_docnum):  # type: ignore[no-untyped-def]
-        docnum = self.offset + sub_docnum
-        self.matched.append(docnum)
-        if self.eligible is None or docnum in self.eligible:
-            return super().collect(sub_docnum)
-        return None
-
-
 class WhooshBackend(SearchBackend):
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -158,6 +141,8 @@ class WhooshBackend(SearchBackend):
 
     def exists(self) -> bool:
         name = self._live_name()
+        if name and self._live is not None and self._live[0] == name:
+            return True  # already open (opening its table of contents again costs 0.6 ms)
         return bool(name) and index.exists_in(str(self.root / name))
 
     def _index(self) -> index.Index:
@@ -290,31 +275,31 @@ class WhooshBackend(SearchBackend):
         query = self._compile(request, s)
         if query is None:
             return Results([], 0, request.page, request.per_page)
+        # Whoosh's own collectors walk the query a document at a time (and its block-quality
+        # skipping loops forever on some unions of fields); see whoosh_matching for why the
+        # leaves are scored once per searcher and combined with numpy instead. Every match is
+        # known, so the counts per kind (the kind filters show them) are exact.
+        matched, scores = matching.evaluate(query, self._leaves(s))
+        scope = self._scope(s, request.release)
+        if scope is not None:
+            matched &= scope
+        codes = self._kind_codes(s)
+        per_kind = np.bincount(codes[matched], minlength=len(KINDS) + 1)
+        counts = {k: int(n) for k, n in zip(KINDS, per_kind, strict=False) if n}
         kinds = tuple(sorted(request.kinds))
-        limit = max(1, request.page) * request.per_page
-        # Whoosh's block-quality skipping can loop forever on some unions of fields (seen with
-        # a rule number searched in every field), so every match is scored (usequality off);
-        # one pass then also records every match, and the counts per kind (the kind filters
-        # show them) are set intersections.
-        kind_sets = self._kind_sets(s)
-        top = _TopAndMatches(limit, set.union(*(kind_sets[k] for k in kinds)) if kinds else None)
-        scope = self._scope(s, request.release, ())
-        collector = top if scope is None else collectors.FilterCollector(top, allow=scope)
-        s.search_with_collector(query, collector)
-        found = collector.results()
-        counts = {
-            k: n for k, docs in kind_sets.items() if (n := len(docs.intersection(top.matched)))
-        }
         total = sum(counts.get(k, 0) for k in kinds) if kinds else sum(counts.values())
         if not total:
             return Results([], 0, 1, request.per_page, counts)
         pages = max(1, -(-total // request.per_page))
-        if request.page > pages and total:
+        if request.page > pages:
             return self.search(replace(request, page=pages))
+        if kinds:
+            matched &= np.isin(codes, [KINDS.index(k) for k in kinds if k in KINDS])
+        limit = request.page * request.per_page
+        found = searching.Results(s, query, matching.top(scores, np.flatnonzero(matched), limit))
         start = (request.page - 1) * request.per_page
         terms = self._query_terms(s, query)
-        end = min(start + request.per_page, len(found.top_n), total)
-        hits = [self._hit(found[i], request, terms) for i in range(start, end)]
+        hits = [self._hit(found[i], request, terms) for i in range(start, len(found.top_n))]
         return Results(hits, total, request.page, request.per_page, counts)
 
     def lookup(
@@ -322,10 +307,14 @@ class WhooshBackend(SearchBackend):
     ) -> Hit | None:
         s = self.searcher()
         term = Term("number", number.lower()) if number else Term("handle", ref)
-        found = s.search(term, filter=self._scope(s, release, (kind,)), limit=1, optimize=False)
-        if not found:
-            return None
-        return self._hit(found[0], SearchRequest(groups=()), {})
+        scope = self._scope(s, release)
+        code = KINDS.index(kind) if kind in KINDS else -1
+        codes = self._kind_codes(s)
+        for docnum in s.docs_for_query(term):
+            if codes[docnum] == code and (scope is None or scope[docnum]):
+                found = searching.Results(s, term, [(0.0, docnum)])
+                return self._hit(found[0], SearchRequest(groups=()), {})
+        return None
 
     def suggest(
         self, text: str, *, limit: int = 10, release: dt.date | None = None
@@ -369,24 +358,32 @@ class WhooshBackend(SearchBackend):
         """Every title valid on `release`, folded and sorted, read once per searcher from the
         title columns: a prefix is then a binary search (a Whoosh prefix query over titles
         expands to hundreds of terms and takes tens of milliseconds)."""
-        return self._memoized(s, ("catalogue", release), lambda: self._read_catalogue(s, release))
+        everything = self._memoized(s, ("catalogue", None), lambda: self._read_catalogue(s))
+        scope = self._scope(s, release)
+        if scope is None:
+            return everything
 
-    def _read_catalogue(
-        self, s, release: dt.date | None
-    ) -> tuple[list[str], list[tuple[int, str]]]:  # type: ignore[no-untyped-def]
+        def build() -> tuple[list[str], list[tuple[int, str]]]:
+            keys, entries = everything
+            keep = [i for i, (n, _) in enumerate(entries) if scope[n]]
+            return [keys[i] for i in keep], [entries[i] for i in keep]
+
+        return self._memoized(s, ("catalogue", release), build)
+
+    def _read_catalogue(self, s) -> tuple[list[str], list[tuple[int, str]]]:  # type: ignore[no-untyped-def]
+        """Every title of every release, read once per searcher; a release's catalogue is
+        a filter of it. Titles repeat across rule versions, so each is folded once."""
         reader = s.reader()
-        scope = self._scope(s, release, ())
-        docnums = sorted(n for n in scope if n >= 0) if scope is not None else reader.all_doc_ids()
-        columns = [
-            ("en", reader.column_reader("title_en")),
-            ("fr", reader.column_reader("title_fr")),
-        ]
+        live = self._kind_codes(s) < len(KINDS)  # not deleted
+        folded: dict[str, str] = {}
         rows = []
-        for n in docnums:
-            for lang, column in columns:
-                title = column[n]
-                if title:
-                    rows.append((_plain(title), n, lang))
+        for lang in ("en", "fr"):
+            for n, title in enumerate(reader.column_reader(f"title_{lang}")):
+                if title and live[n]:
+                    key = folded.get(title)
+                    if key is None:
+                        key = folded[title] = _plain(title)
+                    rows.append((key, n, lang))
         rows.sort()
         return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
 
@@ -477,30 +474,33 @@ class WhooshBackend(SearchBackend):
                     self._memo[key] = found
         return found
 
-    def _kind_sets(self, s) -> dict[str, set[int]]:  # type: ignore[no-untyped-def]
-        """Document numbers of each kind, kept per searcher."""
+    def _leaves(self, s) -> matching.LeafCache:  # type: ignore[no-untyped-def]
+        return self._memoized(s, ("leaves",), lambda: matching.LeafCache(s))
 
-        def build() -> dict[str, set[int]]:
-            kinds = {}
-            for term in s.reader().field_terms("kind"):
-                kind = term.decode() if isinstance(term, bytes) else term
-                kinds[kind] = set(s.docs_for_query(Term("kind", kind)))
-            return kinds
+    def _kind_codes(self, s) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """Each document's kind as its index in KINDS (len(KINDS) for another or a deleted
+        document), kept per searcher."""
+
+        def build() -> np.ndarray:
+            codes = np.full(s.doc_count_all(), len(KINDS), dtype=np.int8)
+            for code, kind in enumerate(KINDS):
+                codes[list(s.docs_for_query(Term("kind", kind)))] = code
+            return codes
 
         return self._memoized(s, ("kinds",), build)
 
-    def _scope(self, s, date: dt.date | None, kinds: tuple[str, ...]):  # type: ignore[no-untyped-def]
-        """The documents valid on `date` (of these kinds) as a set of document numbers, kept
-        per searcher: a range filter run on every query would cost a third of a second."""
-        if date is None and not kinds:
+    def _scope(self, s, date: dt.date | None):  # type: ignore[no-untyped-def]
+        """The documents valid on `date` as a boolean array by document number, kept per
+        searcher: a range filter run on every query would cost a third of a second."""
+        if date is None:
             return None
 
-        def build() -> set[int]:
-            query = self._and(self._release_filter(date), self._kind_filter(kinds))
-            # An empty set would read as "no filter": -1 is no document, so nothing passes.
-            return set(s.docs_for_query(query)) or {-1}
+        def build() -> np.ndarray:
+            mask = np.zeros(s.doc_count_all(), dtype=bool)
+            mask[list(s.docs_for_query(self._release_filter(date)))] = True
+            return mask
 
-        return self._memoized(s, ("scope", date, kinds), build)
+        return self._memoized(s, ("scope", date), build)
 
     @staticmethod
     def _release_filter(date: dt.date | None) -> Query | None:
@@ -513,18 +513,6 @@ class WhooshBackend(SearchBackend):
                 NumericRange("valid_to", min(day + 1, OPEN_END), None),
             ]
         )
-
-    @staticmethod
-    def _kind_filter(kinds: Iterable[str]) -> Query | None:
-        terms = [Term("kind", k) for k in kinds]
-        return Or(terms) if terms else None
-
-    @staticmethod
-    def _and(*filters: Query | None) -> Query | None:
-        present = [f for f in filters if f is not None]
-        if not present:
-            return None
-        return And(present) if len(present) > 1 else present[0]
 
     # -- results -----------------------------------------------------------------------------
 

@@ -1,0 +1,130 @@
+"""The Whoosh backend combines leaf postings with numpy (kb.search.whoosh_matching): it must
+match and score exactly what Whoosh's own document-at-a-time search does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from whoosh import index
+from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
+
+from kb.search import whoosh_matching as matching
+from kb.search.backend import SearchRequest
+from kb.search.service import _without_stop_words
+from kb.search.syntax import parse
+from kb.search.whoosh_backend import schema
+
+WORDS = "trample creature ability triggered stack spell copy damage blocker lethal".split()
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """Two segments of generated documents (so document numbers span sub-readers), with
+    deletions in the first."""
+    folder = tmp_path_factory.mktemp("matching")
+    ix = index.create_in(str(folder), schema())
+    rng = np.random.default_rng(7)
+    for segment in range(2):
+        writer = ix.writer()
+        for i in range(300):
+            words = rng.choice(WORDS, size=rng.integers(1, 12))
+            writer.add_document(
+                id=f"{segment}-{i}",
+                kind="rule",
+                title_en=" ".join(words[:2]),
+                body_en=" ".join(words),
+                extra_en=" ".join(words[::-1]),
+            )
+        writer.commit(merge=False)
+    writer = ix.writer()
+    for i in range(0, 300, 7):
+        writer.delete_by_term("id", f"0-{i}")
+    writer.commit(merge=False)
+    with ix.searcher() as s:
+        assert len(s.reader().leaf_readers()) == 2
+        yield s
+
+
+def _whoosh(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    return {hit.docnum: hit.score for hit in s.search(query, limit=None)}
+
+
+def _ours(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    mask, scores = matching.evaluate(query, matching.LeafCache(s))
+    return {int(n): float(scores[n]) for n in np.flatnonzero(mask)}
+
+
+QUERIES = [
+    Term("body_en", "trampl"),
+    Or([Term("title_en", "trample", boost=4.0), Term("body_en", "trampl")]),
+    And(
+        [
+            Or([Term("title_en", "triggered", boost=4.0), Term("body_en", "trigger")]),
+            Or([Term("body_en", "abil"), Term("extra_en", "abil", boost=0.3)]),
+        ]
+    ),
+    AndNot(
+        Or([Term("body_en", "stack"), Term("body_en", "spell")]),
+        Or([Term("body_en", "copi"), Term("title_en", "copy")]),
+    ),
+    Or([And([Term("body_en", "lethal"), Term("body_en", "damag")]), Term("body_en", "blocker")]),
+    Phrase("body_en", ["lethal", "damag"]),
+    Prefix("title_en", "tr", boost=2.0),
+    Term("body_en", "nothing-like-this"),
+]
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=repr)
+def test_matches_and_scores_are_whooshs(searcher, query) -> None:  # type: ignore[no-untyped-def]
+    theirs, ours = _whoosh(searcher, query), _ours(searcher, query)
+    assert ours.keys() == theirs.keys()
+    for docnum, score in theirs.items():
+        assert ours[docnum] == pytest.approx(score, rel=1e-9)
+    assert all(not searcher.reader().is_deleted(n) for n in ours)
+
+
+def test_top_orders_by_score_then_document_number() -> None:
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 2.0, 0.5])
+    assert matching.top(scores, np.arange(6), 3) == [(3.0, 1), (3.0, 3), (2.0, 2)]
+    assert matching.top(scores, np.array([0, 4, 5]), 10) == [(2.0, 4), (1.0, 0), (0.5, 5)]
+
+
+def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:  # type: ignore[no-untyped-def]
+    cache = matching.LeafCache(searcher, budget=400)
+    sizes = [len(cache.leaf(Term("body_en", w))[0]) for w in ("trampl", "creatur", "abil")]
+    assert sum(sizes) > 400  # so something had to go
+    assert cache._postings <= 400 or len(cache._leaves) == 1
+    assert repr(Term("body_en", "trampl")) not in cache._leaves  # the least recently used
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type: ignore[no-untyped-def]
+    """The relevance queries on the session's full index: the same totals and the same top
+    ten as Whoosh's own collector, release scope included."""
+    from kb.reading import Releases
+
+    backend = search_index
+    s = backend.searcher()
+    today = Releases.load().current.effective_date
+    scope = backend._scope(s, today)
+    rows = Path(__file__).with_name("relevance.jsonl").read_text().splitlines()
+    compared = 0
+    for q in (json.loads(line)["q"] for line in rows if line):
+        groups = _without_stop_words(parse(q).groups)
+        query = backend._compile(SearchRequest(groups=tuple(groups)), s)
+        if query is None:
+            continue
+        allowed = set(np.flatnonzero(scope).tolist())
+        theirs = s.search(query, limit=None, filter=allowed)
+        expected = [(round(h.score, 9), h.docnum) for h in theirs[:10]]
+        mask, scores = matching.evaluate(query, backend._leaves(s))
+        mask &= scope
+        got = matching.top(scores, np.flatnonzero(mask), 10)
+        assert int(mask.sum()) == len(theirs), q
+        assert [(round(score, 9), n) for score, n in got] == expected, q
+        compared += 1
+    assert compared >= 70
