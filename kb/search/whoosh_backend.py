@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import html
+import logging
 import os
 import re
 import shutil
@@ -35,8 +37,13 @@ from .documents import KINDS, Hit, Results, SearchDocument
 from .syntax import Item
 from .syntax import Phrase as PhraseItem
 
+log = logging.getLogger(__name__)
 OPEN_END = dt.date.max.toordinal()
 BULK = 5_000  # from this many documents, index with two processes
+#: Postings of the previous searcher's most recent leaves scored again for a new one (about
+#: a second of a background thread's time).
+WARM_POSTINGS = 300_000
+_WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary")
 
 #: (field, boost) searched for each language; titles weigh most, examples least.
 FIELDS = {
@@ -117,6 +124,15 @@ class _Mark(highlight.Formatter):
         return "".join(out)
 
 
+def _serialized(method):  # type: ignore[no-untyped-def]
+    @functools.wraps(method)
+    def reading(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with self._reading:
+            return method(self, *args, **kwargs)
+
+    return reading
+
+
 class WhooshBackend(SearchBackend):
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -126,6 +142,10 @@ class WhooshBackend(SearchBackend):
         self._schema = schema()
         self._memo_of = None  # the searcher the memo below was computed from
         self._memo: dict = {}
+        # Whoosh's readers seek and then read file objects that searchers share (a refreshed
+        # searcher reuses the unchanged segments' readers): one thread reads at a time.
+        self._reading = threading.RLock()
+        self.warming: threading.Thread | None = None
 
     # -- where the live index is -------------------------------------------------------------
 
@@ -192,11 +212,60 @@ class WhooshBackend(SearchBackend):
             if not self.exists():
                 raise SearchUnavailable(f"no search index in {self.root} (run rebuild_index)")
             ix = self._index()
-            if self._searcher is None:
+            previous = self._searcher
+            if previous is None:
                 self._searcher = ix.searcher()
-            elif not self._searcher.up_to_date():
-                self._searcher = self._searcher.refresh()
-            return self._searcher
+            elif not previous.up_to_date():
+                self._searcher = previous.refresh()
+            s = self._searcher
+            if s is previous:
+                return s
+            plan = self._warming_plan()
+            if not plan[0]:
+                return s
+        self.warming = threading.Thread(target=self._warm, args=(s, *plan), daemon=True)
+        self.warming.start()
+        return s
+
+    # -- warming a new searcher --------------------------------------------------------------
+
+    def _warming_plan(self) -> tuple[list[tuple], list[Query]]:
+        """What the previous searcher had computed (its memo keys and its most recently used
+        leaves), to compute again for the next one, as Solr's autowarming does: the first
+        searches after an index change (an admin edit, a new release) would otherwise pay for
+        them, up to a third of a second each. A process that never searched (an importer,
+        the index worker) has nothing to warm."""
+        keys = list(self._memo)
+        leaves = self._memo.get(("leaves",))
+        return (
+            sorted(keys, key=lambda k: _WARM_ORDER.index(k[0]) if k[0] in _WARM_ORDER else 9),
+            leaves.recent(WARM_POSTINGS) if leaves else [],
+        )
+
+    def _warm(self, s, keys: list[tuple], leaves: list[Query]) -> None:  # type: ignore[no-untyped-def]
+        """Runs in a thread, a step at a time under the reading lock so that searches go on,
+        and gives up when a newer searcher arrives."""
+        steps = {
+            "kinds": lambda key: self._kind_codes(s),
+            "scope": lambda key: self._scope(s, key[1]),
+            "catalogue": lambda key: self._catalogue(s, key[1]),
+            "dictionary": lambda key: self._dictionary(s),
+        }
+        try:
+            for key in keys:
+                with self._reading:
+                    if self._searcher is not s:
+                        return
+                    if key[0] in steps:
+                        steps[key[0]](key)
+            cache = self._leaves(s)
+            for query in leaves:
+                with self._reading:
+                    if self._searcher is not s:
+                        return
+                    cache.leaf(query)
+        except Exception:  # a warm-up is an optimisation: the searches compute what they need
+            log.warning("warming the search index failed", exc_info=True)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -243,6 +312,7 @@ class WhooshBackend(SearchBackend):
 
     # -- reading -----------------------------------------------------------------------------
 
+    @_serialized
     def ids(self, kind: str | None = None, groups: Iterable[str] | None = None) -> set[str]:
         if not self.exists():
             return set()
@@ -259,6 +329,7 @@ class WhooshBackend(SearchBackend):
         found = (column[n] for n in docnums)
         return {i for i in found if i.startswith(prefix)}
 
+    @_serialized
     def stats(self) -> IndexStats:
         if not self.exists():
             return IndexStats(0, 0, str(self.root))
@@ -270,6 +341,7 @@ class WhooshBackend(SearchBackend):
         ).groups()
         return IndexStats(s.doc_count(), size, str(self.root / name), dict(counts))
 
+    @_serialized
     def search(self, request: SearchRequest) -> Results:
         s = self.searcher()
         query = self._compile(request, s)
@@ -302,6 +374,7 @@ class WhooshBackend(SearchBackend):
         hits = [self._hit(found[i], request, terms) for i in range(start, len(found.top_n))]
         return Results(hits, total, request.page, request.per_page, counts)
 
+    @_serialized
     def lookup(
         self, kind: str, *, number: str = "", ref: str = "", release: dt.date | None = None
     ) -> Hit | None:
@@ -316,6 +389,7 @@ class WhooshBackend(SearchBackend):
                 return self._hit(found[0], SearchRequest(groups=()), {})
         return None
 
+    @_serialized
     def suggest(
         self, text: str, *, limit: int = 10, release: dt.date | None = None
     ) -> list[Suggestion]:
@@ -387,6 +461,7 @@ class WhooshBackend(SearchBackend):
         rows.sort()
         return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
 
+    @_serialized
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         if not self.exists():
             return {}
@@ -396,7 +471,7 @@ class WhooshBackend(SearchBackend):
             folded = analysis.fold(word)
             if len(folded) < 4 or not folded.isalpha() or self._known(s, word):
                 continue
-            dictionary, frequencies = self._memoized(s, ("dictionary",), lambda: _dictionary(s))
+            dictionary, frequencies = self._dictionary(s)
             maxdist = 1 if len(folded) <= 5 else 2
             found = process.extract(
                 folded, dictionary, scorer=OSA.distance, score_cutoff=maxdist, limit=20
@@ -473,6 +548,9 @@ class WhooshBackend(SearchBackend):
                         self._memo.clear()
                     self._memo[key] = found
         return found
+
+    def _dictionary(self, s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
+        return self._memoized(s, ("dictionary",), lambda: _dictionary(s))
 
     def _leaves(self, s) -> matching.LeafCache:  # type: ignore[no-untyped-def]
         return self._memoized(s, ("leaves",), lambda: matching.LeafCache(s))

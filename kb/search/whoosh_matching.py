@@ -35,6 +35,7 @@ class LeafCache:
         self.size = self.searcher.doc_count_all()
         self._context = searcher.context()
         self._leaves: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._queries: dict[str, Query] = {}
         self._postings = 0
         self._lock = threading.Lock()
 
@@ -49,11 +50,24 @@ class LeafCache:
         with self._lock:
             if key not in self._leaves:
                 self._leaves[key] = found
+                self._queries[key] = query
                 self._postings += len(found[0])
                 while self._postings > self.budget and len(self._leaves) > 1:
-                    _, (ids, _scores) = self._leaves.popitem(last=False)
+                    gone, (ids, _scores) = self._leaves.popitem(last=False)
+                    del self._queries[gone]
                     self._postings -= len(ids)
         return found
+
+    def recent(self, postings: int) -> list[Query]:
+        """The most recently used leaves, newest first, up to that many postings in all."""
+        out: list[Query] = []
+        with self._lock:
+            for key in reversed(self._leaves):
+                size = len(self._leaves[key][0])
+                if size <= postings:
+                    postings -= size
+                    out.append(self._queries[key])
+        return out
 
     def _score(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """Every match of one leaf with its score, as Whoosh computes it."""

@@ -4,6 +4,8 @@ match and score exactly what Whoosh's own document-at-a-time search does."""
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,18 @@ from kb.search.service import _without_stop_words
 from kb.search.syntax import parse
 from kb.search.whoosh_backend import schema
 
-WORDS = "trample creature ability triggered stack spell copy damage blocker lethal".split()
+WORDS = [
+    "trample",
+    "creature",
+    "ability",
+    "triggered",
+    "stack",
+    "spell",
+    "copy",
+    "damage",
+    "blocker",
+    "lethal",
+]
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +141,98 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
         assert [(round(score, 9), n) for score, n in got] == expected, q
         compared += 1
     assert compared >= 70
+
+
+# -- the backend around it: warming a new searcher, one reading thread at a time ------------
+
+
+@pytest.fixture
+def backend(tmp_path):  # type: ignore[no-untyped-def]
+    from kb.search.whoosh_backend import WhooshBackend
+
+    from .test_contract import DOCS
+
+    b = WhooshBackend(tmp_path / "index")
+    b.index(DOCS)
+    return b
+
+
+def _ask(backend, word: str, **kwargs):  # type: ignore[no-untyped-def]
+    from kb.search.syntax import Group, Word
+
+    return backend.search(SearchRequest(groups=(Group((Word(word),)),), **kwargs))
+
+
+def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> None:  # type: ignore[no-untyped-def]
+    import datetime as dt
+
+    from .test_contract import DOCS
+
+    assert _ask(backend, "trample", release=dt.date(2019, 1, 1)).total == 4
+    before = backend.searcher()
+    assert backend.warming is None  # a first open has nothing to warm
+    flying = replace(DOCS[0], key="new", title_en="Flying", title_fr="Vol", body_en="Flying")
+    backend.index([flying])  # a commit: the next search sees a new searcher
+    after = backend.searcher()
+    assert after is not before
+    backend.warming.join(timeout=30)
+    assert backend._memo_of is after
+    assert {("kinds",), ("scope", dt.date(2019, 1, 1)), ("leaves",)} <= set(backend._memo)
+    warmed = backend._memo[("leaves",)]._leaves
+    assert repr(Term("body_en", "trampl")) in warmed
+    assert _ask(backend, "trample", release=dt.date(2019, 1, 1)).total == 4
+
+
+def test_a_process_that_never_searched_warms_nothing(backend) -> None:  # type: ignore[no-untyped-def]
+    from .test_contract import DOCS
+
+    backend.ids()
+    backend.index([replace(DOCS[0], key="new", body_en="Flying")])
+    backend.ids()
+    assert backend.warming is None
+
+
+def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Postings long enough to be read from the files, and no leaf cache: Whoosh's readers
+    seek and read shared file objects, so unserialized threads would read each other's
+    blocks."""
+    import threading
+
+    from kb.search.documents import SearchDocument
+    from kb.search.whoosh_backend import WhooshBackend
+
+    rng = np.random.default_rng(11)
+    backend = WhooshBackend(tmp_path / "index")
+    backend.index(
+        SearchDocument(
+            kind="rule", key=str(i), group=str(i), body_en=" ".join(rng.choice(WORDS, size=8))
+        )
+        for i in range(3000)
+    )
+    words = WORDS[:6]
+    expected = {w: [h.key for h in _ask(backend, w).hits] for w in words}
+    failures: list[str] = []
+
+    def run(offset: int) -> None:
+        for i in range(40):
+            word = words[(i + offset) % len(words)]
+            backend._memo.pop(("leaves",), None)
+            try:
+                got = [h.key for h in _ask(backend, word).hits]
+            except Exception as exc:
+                failures.append(repr(exc))
+                continue
+            if got != expected[word]:
+                failures.append(f"{word}: {got} != {expected[word]}")
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not failures, failures[:3]
