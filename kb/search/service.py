@@ -102,9 +102,10 @@ def search(
     number = reading.number_in_query(parsed.text)
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
-    groups = _without_stop_words(parsed.groups)
-    if lang != "en":
+    groups = list(parsed.groups)
+    if lang != "en":  # before stop words go: "actions basées sur un état" is a term as typed
         groups = _expand_french(groups, out.via)
+    groups = _without_stop_words(groups)
     request = SearchRequest(
         groups=tuple(groups),
         excluded=tuple(parsed.excluded),

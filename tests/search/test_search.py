@@ -70,6 +70,10 @@ def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> No
     assert search("la pile").results.hits[0].number == "405"
     only_fr = search("trample", lang="fr").results
     assert all(h.matched == ("fr",) for h in only_fr.hits)
+    # A French term with stop words in it is matched as typed, before stop words are dropped.
+    sba = search("actions basées sur un état")
+    assert sba.via == {"actions basées sur un état": "State-based actions"}
+    assert sba.results.hits[0].number == "704"
 
 
 def test_card_names_tolerate_accents_punctuation_typos_and_languages(search_index) -> None:  # type: ignore[no-untyped-def]
