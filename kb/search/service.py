@@ -283,7 +283,11 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[s
             targets[vid].append(target)
     out: dict[str, tuple[str, list[str]]] = {}
     for vid, headword, aliases, slug in versions:
-        for name in [headword, *(aliases or [])]:
+        names = [headword, *(aliases or [])]
+        stem = headword[:-5].strip() if headword.lower().endswith(" rule") else ""
+        if " " in stem:  # "Summoning Sickness Rule" is asked for as "summoning sickness"
+            names.append(stem)
+        for name in names:
             key = fold(name.replace("(Obsolete)", "")).strip()
             out.setdefault(key, (slug, targets.get(vid, [])[:3]))
             out.setdefault(key.rstrip("s"), (slug, targets.get(vid, [])[:3]))

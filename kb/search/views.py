@@ -5,6 +5,7 @@ Thin: kb.search.service does the work; any input gives a normal page (never a 50
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -80,12 +81,16 @@ def search(request: HttpRequest) -> HttpResponse:
 
 def _release_options(releases: list, chosen: str) -> str:
     """The release filter's options, built here: a template loop over a hundred releases
-    costs more than the search itself."""
-    rows = []
-    for r in reversed(releases):
-        value = r.effective_date.isoformat()
-        label = f"{value} · {r.set_name}" if r.set_name else value
-        rows.append((value, " selected" if value == chosen else "", label))
+    costs more than the search itself (and escaping them, 2 ms: kept for the same list)."""
+    return _options(tuple((r.effective_date.isoformat(), r.set_name) for r in releases), chosen)
+
+
+@lru_cache(maxsize=32)
+def _options(releases: tuple[tuple[str, str], ...], chosen: str) -> str:
+    rows = [
+        (value, " selected" if value == chosen else "", f"{value} · {name}" if name else value)
+        for value, name in reversed(releases)
+    ]
     return format_html_join("\n", '<option value="{}"{}>{}</option>', rows)
 
 

@@ -58,6 +58,8 @@ def test_a_keyword_ranks_its_rule_then_its_glossary_entry(search_index) -> None:
     assert hits[0].url == "/en/rules/702.19/" and hits[0].context == "702. Keyword Abilities"
     mulligan = search("mulligan").results.hits
     assert mulligan[0].number == "103.5" and mulligan[1].ref == "mulligan"
+    sickness = search("summoning sickness").results.hits  # the entry is "… Rule"
+    assert sickness[0].number == "302.6" and sickness[1].ref == "summoning-sickness-rule"
 
 
 def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> None:  # type: ignore[no-untyped-def]
