@@ -1,4 +1,4 @@
-"""WSGI entry point."""
+"""WSGI entry point (runserver uses it too)."""
 
 import os
 
@@ -6,3 +6,7 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 application = get_wsgi_application()
+
+from kb.search.service import start_warm_up  # noqa: E402 - needs Django set up
+
+start_warm_up()

@@ -104,6 +104,8 @@ KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
 # data drains the outbox right away (else `manage.py index_worker` or the next writer does).
 KB_SEARCH_BACKEND = os.environ.get("KB_SEARCH_BACKEND", "kb.search.whoosh_backend.WhooshBackend")
 KB_SEARCH_AUTO_DRAIN = os.environ.get("KB_SEARCH_AUTO_DRAIN", "1") == "1"
+# A web process warms the search index in a thread when it starts (config/wsgi.py).
+KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"
 
 LOGGING = {
     "version": 1,

@@ -13,6 +13,7 @@ KB_INDEX_DIR = VAR_DIR / "test-index"
 # The session's fixtures import the archive and the cards once; the search tests build the
 # index once from them (tests/search/conftest.py) rather than on every commit.
 KB_SEARCH_AUTO_DRAIN = False
+KB_SEARCH_WARM_UP = False  # tests time nothing; the warm-up is tested on its own
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-kb.sqlite3")}

@@ -106,6 +106,10 @@ class SearchBackend(ABC):
     @abstractmethod
     def stats(self) -> IndexStats: ...
 
+    def warm(self, release: dt.date | None = None) -> None:  # noqa: B027 - optional
+        """Open the index and compute what the first searches of a new process would (web
+        processes run it in a thread at start); a backend with nothing to warm ignores it."""
+
 
 @lru_cache(maxsize=8)
 def _backend(path: str, location: str) -> SearchBackend:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -130,6 +131,33 @@ def search(
         out.unavailable = True
     _decorate(out.results.hits, out)
     return out
+
+
+def start_warm_up() -> threading.Thread | None:
+    """Warm the search backend in a thread, for the current release (wsgi.py calls it, so
+    that a new web process does not make its first searchers wait for what every search
+    needs: the index opened, tables per searcher, the most frequent words scored)."""
+    from django.conf import settings
+
+    if not getattr(settings, "KB_SEARCH_WARM_UP", True):
+        return None
+    thread = threading.Thread(target=_warm_up, name="search-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm_up() -> None:
+    from django.db import connection
+
+    try:
+        current = reading.Releases.load().current
+        get_backend().warm(current.effective_date if current else None)
+    except SearchUnavailable as exc:
+        log.info("search warm-up skipped: %s", exc)
+    except Exception:  # an optimisation: never a reason for a web process to fail
+        log.warning("search warm-up failed", exc_info=True)
+    finally:
+        connection.close()  # this thread's own connection
 
 
 def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:

@@ -43,6 +43,9 @@ BULK = 5_000  # from this many documents, index with two processes
 #: Postings of the previous searcher's most recent leaves scored again for a new one (about
 #: a second of a background thread's time).
 WARM_POSTINGS = 300_000
+#: Postings of the most frequent words scored when a web process starts (a few seconds of a
+#: background thread's time; the words any query of common terms needs).
+WARM_START_POSTINGS = 1_000_000
 _WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary")
 
 #: (field, boost) searched for each language; titles weigh most, examples least.
@@ -241,6 +244,29 @@ class WhooshBackend(SearchBackend):
             sorted(keys, key=lambda k: _WARM_ORDER.index(k[0]) if k[0] in _WARM_ORDER else 9),
             leaves.recent(WARM_POSTINGS) if leaves else [],
         )
+
+    def warm(self, release: dt.date | None = None) -> None:
+        s = self.searcher()
+        keys = [("kinds",), ("scope", release), ("catalogue", release), ("dictionary",)]
+        self._warm(s, keys, self._frequent_leaves(s, WARM_START_POSTINGS))
+
+    def _frequent_leaves(self, s, postings: int) -> list[Query]:  # type: ignore[no-untyped-def]
+        """The leaves a query of the most frequent words compiles to, most frequent first,
+        up to that many postings in all."""
+        reader, found = s.reader(), []
+        for name, boost in (f for fields in FIELDS.values() for f in fields):
+            with self._reading:
+                frequent = reader.most_frequent_terms(name, number=60)
+                for _, term in frequent:
+                    text = term.decode() if isinstance(term, bytes) else term
+                    found.append((reader.doc_frequency(name, text), Term(name, text, boost=boost)))
+        found.sort(key=lambda f: -f[0])
+        out = []
+        for size, query in found:
+            if size <= postings:
+                postings -= size
+                out.append(query)
+        return out
 
     def _warm(self, s, keys: list[tuple], leaves: list[Query]) -> None:  # type: ignore[no-untyped-def]
         """Runs in a thread, a step at a time under the reading lock so that searches go on,

@@ -236,3 +236,35 @@ def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  
     finally:
         sys.setswitchinterval(interval)
     assert not failures, failures[:3]
+
+
+def test_a_new_process_warms_the_tables_and_the_most_frequent_words(backend) -> None:  # type: ignore[no-untyped-def]
+    import datetime as dt
+
+    backend.warm(dt.date(2021, 1, 1))
+    assert {
+        ("kinds",),
+        ("scope", dt.date(2021, 1, 1)),
+        ("catalogue", dt.date(2021, 1, 1)),
+        ("dictionary",),
+    } <= set(backend._memo)
+    s = backend.searcher()
+    frequent = max(
+        (s.doc_frequency("body_en", t), t.decode() if isinstance(t, bytes) else t)
+        for t in s.reader().lexicon("body_en")
+    )[1]
+    assert repr(Term("body_en", frequent)) in backend._memo[("leaves",)]._leaves
+
+
+@pytest.mark.django_db
+def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplog) -> None:  # type: ignore[no-untyped-def]
+    from kb.search import service
+
+    assert service.start_warm_up() is None  # off in the test settings
+    settings.KB_SEARCH_WARM_UP = True
+    settings.KB_INDEX_DIR = tmp_path / "nothing-here"
+    with caplog.at_level("INFO", logger="kb.search.service"):
+        thread = service.start_warm_up()
+        assert thread is not None
+        thread.join(timeout=30)
+    assert "search warm-up skipped" in caplog.text
