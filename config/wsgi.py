@@ -9,4 +9,6 @@ application = get_wsgi_application()
 
 from kb.search.service import start_warm_up  # noqa: E402 - needs Django set up
 
+# A thread in this process: a server that imports the application and then forks its workers
+# (gunicorn --preload) should set KB_SEARCH_WARM_UP=0, or workers inherit a half-warmed index.
 start_warm_up()

@@ -13,7 +13,9 @@ KB_INDEX_DIR = VAR_DIR / "test-index"
 # The session's fixtures import the archive and the cards once; the search tests build the
 # index once from them (tests/search/conftest.py) rather than on every commit.
 KB_SEARCH_AUTO_DRAIN = False
-KB_SEARCH_WARM_UP = False  # tests time nothing; the warm-up is tested on its own
+# No warm-up thread when a web process starts (tests time nothing; it is tested on its own).
+# A searcher replacing another is still warmed in the background, as in production.
+KB_SEARCH_WARM_UP = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-kb.sqlite3")}

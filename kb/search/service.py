@@ -310,16 +310,22 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[s
         if target not in targets.setdefault(vid, []):
             targets[vid].append(target)
     out: dict[str, tuple[str, list[str]]] = {}
+    shortened = []
     for vid, headword, aliases, slug in versions:
-        names = [headword, *(aliases or [])]
+        for name in [headword, *(aliases or [])]:
+            _target(out, name, slug, targets.get(vid, []))
         stem = headword[:-5].strip() if headword.lower().endswith(" rule") else ""
         if " " in stem:  # "Summoning Sickness Rule" is asked for as "summoning sickness"
-            names.append(stem)
-        for name in names:
-            key = fold(name.replace("(Obsolete)", "")).strip()
-            out.setdefault(key, (slug, targets.get(vid, [])[:3]))
-            out.setdefault(key.rstrip("s"), (slug, targets.get(vid, [])[:3]))
+            shortened.append((stem, slug, targets.get(vid, [])))
+    for stem, slug, cited in shortened:  # after every real name: never instead of one
+        _target(out, stem, slug, cited)
     return out
+
+
+def _target(out: dict[str, tuple[str, list[str]]], name: str, slug: str, cited: list[str]) -> None:
+    key = fold(name.replace("(Obsolete)", "")).strip()
+    out.setdefault(key, (slug, cited[:3]))
+    out.setdefault(key.rstrip("s"), (slug, cited[:3]))
 
 
 def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:  # type: ignore[no-untyped-def]

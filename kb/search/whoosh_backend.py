@@ -46,6 +46,7 @@ WARM_POSTINGS = 300_000
 #: Postings of the most frequent words scored when a web process starts (a few seconds of a
 #: background thread's time; the words any query of common terms needs).
 WARM_START_POSTINGS = 1_000_000
+MEMO_RELEASES = 32  # entries per release kept per searcher (a scope and a catalogue each)
 _WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary")
 
 #: (field, boost) searched for each language; titles weigh most, examples least.
@@ -246,16 +247,19 @@ class WhooshBackend(SearchBackend):
         )
 
     def warm(self, release: dt.date | None = None) -> None:
-        s = self.searcher()
+        with self._reading:  # a refresh must not close readers a search is using
+            s = self.searcher()
         keys = [("kinds",), ("scope", release), ("catalogue", release), ("dictionary",)]
         self._warm(s, keys, self._frequent_leaves(s, WARM_START_POSTINGS))
 
     def _frequent_leaves(self, s, postings: int) -> list[Query]:  # type: ignore[no-untyped-def]
-        """The leaves a query of the most frequent words compiles to, most frequent first,
-        up to that many postings in all."""
+        """The leaves of the words with the most occurrences in each field, those in the
+        most documents first, up to that many postings in all."""
         reader, found = s.reader(), []
         for name, boost in (f for fields in FIELDS.values() for f in fields):
             with self._reading:
+                if self._searcher is not s:
+                    return []
                 frequent = reader.most_frequent_terms(name, number=60)
                 for _, term in frequent:
                     text = term.decode() if isinstance(term, bytes) else term
@@ -269,8 +273,9 @@ class WhooshBackend(SearchBackend):
         return out
 
     def _warm(self, s, keys: list[tuple], leaves: list[Query]) -> None:  # type: ignore[no-untyped-def]
-        """Runs in a thread, a step at a time under the reading lock so that searches go on,
-        and gives up when a newer searcher arrives."""
+        """Runs in a thread, a step at a time under the reading lock, pausing between steps
+        so that waiting searches get the lock (it is not fair); gives up when a newer searcher
+        arrives."""
         steps = {
             "kinds": lambda key: self._kind_codes(s),
             "scope": lambda key: self._scope(s, key[1]),
@@ -284,12 +289,13 @@ class WhooshBackend(SearchBackend):
                         return
                     if key[0] in steps:
                         steps[key[0]](key)
-            cache = self._leaves(s)
+                time.sleep(0.001)
             for query in leaves:
                 with self._reading:
                     if self._searcher is not s:
                         return
-                    cache.leaf(query)
+                    self._leaves(s).leaf(query)
+                time.sleep(0.001)
         except Exception:  # a warm-up is an optimisation: the searches compute what they need
             log.warning("warming the search index failed", exc_info=True)
 
@@ -371,6 +377,8 @@ class WhooshBackend(SearchBackend):
     def search(self, request: SearchRequest) -> Results:
         s = self.searcher()
         query = self._compile(request, s)
+        if request.page < 1:
+            request = replace(request, page=1)
         if query is None:
             return Results([], 0, request.page, request.per_page)
         # Whoosh's own collectors walk the query a document at a time (and its block-quality
@@ -564,16 +572,24 @@ class WhooshBackend(SearchBackend):
         release scopes, kind sets, title catalogue and spelling dictionary all are)."""
         with self._lock:
             if self._memo_of is not s:
+                if s is not self._searcher:  # a replaced searcher: never wipe the live memo
+                    return build()
                 self._memo_of, self._memo = s, {}
             found = self._memo.get(key)
         if found is None:
             found = build()
             with self._lock:
                 if self._memo_of is s:
-                    if len(self._memo) > 64:  # one entry per release searched, at most
-                        self._memo.clear()
+                    self._make_room()
                     self._memo[key] = found
         return found
+
+    def _make_room(self) -> None:
+        """Entries per release (its scope and its catalogue) are dropped, oldest first,
+        beyond 32; the others (kinds, leaves, dictionary, the whole catalogue) stay."""
+        dated = [k for k in self._memo if len(k) > 1 and k[1] is not None]
+        for key in dated[: max(0, len(dated) - (MEMO_RELEASES - 1))]:
+            del self._memo[key]
 
     def forget_leaves(self) -> None:
         """Score every leaf again from now on (the bench measures searches that way: cold)."""

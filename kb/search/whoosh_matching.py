@@ -85,24 +85,32 @@ class LeafCache:
 def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
     """A boolean array of the documents `query` matches and an array of their scores, both
     indexed by document number (scores outside the matches are meaningless)."""
-    if isinstance(query, AndNot):
+    # Exact types: subclasses (Ordered is an And) and options (Or's minmatch and scale) mean
+    # something else, so such a query is a leaf, matched and scored by Whoosh as a whole.
+    kind = type(query)
+    if kind is AndNot:
         mask, scores = evaluate(query.a, cache)
         excluded, _ = evaluate(query.b, cache)
-        return mask & ~excluded, scores * query.boost
-    if isinstance(query, And | Or):
-        parts = [evaluate(sub, cache) for sub in query.subqueries]
-        if not parts:
+        mask &= ~excluded
+        return mask, scores * query.boost if query.boost != 1.0 else scores
+    if kind is And or (kind is Or and not query.minmatch and query.scale is None):
+        subs = query.subqueries
+        if not subs:
             return np.zeros(cache.size, dtype=bool), np.zeros(cache.size)
-        mask = parts[0][0].copy()
-        scores = np.zeros(cache.size)
-        for i, (sub_mask, sub_scores) in enumerate(parts):
-            if i and isinstance(query, And):
-                mask &= sub_mask
-            elif i:
-                mask |= sub_mask
+        if len(subs) == 1:  # Whoosh matches a lone child as itself, its parent's boost unused
+            return evaluate(subs[0], cache)
+        mask, scores = None, np.zeros(cache.size)
+        for sub in subs:  # one child at a time: a long query must not hold them all
+            sub_mask, sub_scores = evaluate(sub, cache)
             # A compound child's scores outside its matches are partial sums: count only matches.
             scores += np.where(sub_mask, sub_scores, 0.0)
-        return mask, scores * query.boost
+            if mask is None:
+                mask = sub_mask
+            elif kind is And:
+                mask &= sub_mask
+            else:
+                mask |= sub_mask
+        return mask, scores * query.boost if query.boost != 1.0 else scores
     ids, leaf_scores = cache.leaf(query)
     mask = np.zeros(cache.size, dtype=bool)
     mask[ids] = True
@@ -114,6 +122,8 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
 def top(scores: np.ndarray, candidates: np.ndarray, limit: int) -> list[tuple[float, int]]:
     """The best `limit` of `candidates` (document numbers) as Whoosh orders them: score
     descending, then document number ascending."""
+    if limit < 1:
+        return []
     if len(candidates) > limit:
         chosen = scores[candidates]
         threshold = np.partition(chosen, len(chosen) - limit)[len(chosen) - limit]

@@ -85,6 +85,9 @@ QUERIES = [
     ),
     Or([And([Term("body_en", "lethal"), Term("body_en", "damag")]), Term("body_en", "blocker")]),
     Phrase("body_en", ["lethal", "damag"]),
+    Or([Term("body_en", "trampl")], boost=3.0),  # a lone child: Whoosh ignores the boost
+    And([Term("body_en", "stack"), Term("body_en", "spell")], boost=2.0),
+    Or([Term("body_en", "stack"), Term("body_en", "spell"), Term("body_en", "copi")], minmatch=2),
     Prefix("title_en", "tr", boost=2.0),
     Term("body_en", "nothing-like-this"),
 ]
@@ -268,3 +271,36 @@ def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplo
         assert thread is not None
         thread.join(timeout=30)
     assert "search warm-up skipped" in caplog.text
+
+
+def test_per_release_tables_make_room_without_dropping_the_others(backend) -> None:  # type: ignore[no-untyped-def]
+    import datetime as dt
+
+    from kb.search.whoosh_backend import MEMO_RELEASES
+
+    s = backend.searcher()
+    _ask(backend, "trample")
+    for day in range(60):
+        backend._scope(s, dt.date(2020, 1, 1) + dt.timedelta(days=day))
+    dated = [k for k in backend._memo if len(k) > 1 and k[1] is not None]
+    assert len(dated) == MEMO_RELEASES
+    assert ("scope", dt.date(2020, 1, 1) + dt.timedelta(days=59)) in dated  # the newest stay
+    assert {("kinds",), ("leaves",)} <= set(backend._memo)
+
+
+def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:  # type: ignore[no-untyped-def]
+    from .test_contract import DOCS
+
+    old = backend.searcher()
+    backend.index([replace(DOCS[0], key="new", body_en="Flying")])
+    new = backend.searcher()
+    backend._kind_codes(new)
+    # (a refresh closes the replaced searcher's readers: a late caller computes, never keeps)
+    assert backend._memoized(old, ("late",), lambda: "computed") == "computed"
+    assert backend._memo_of is new and ("kinds",) in backend._memo
+    assert ("late",) not in backend._memo
+
+
+def test_a_page_below_one_is_the_first(backend) -> None:  # type: ignore[no-untyped-def]
+    assert _ask(backend, "trample", page=0).hits == _ask(backend, "trample").hits
+    assert _ask(backend, "trample", page=-3).page == 1
