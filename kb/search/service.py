@@ -120,8 +120,10 @@ def search(
     try:
         out.results = backend.search(request)
         _correct(out, backend, request, parsed)
-        if request.page == 1 and not out.corrected:
-            _definitions_first(out, backend, request, parsed.text)
+        if request.page == 1:  # a corrected query ("mulligen") is the term it was corrected to
+            _definitions_first(
+                out, backend, request, out.correction if out.corrected else parsed.text
+            )
         if out.number and out.jump and request.page == 1:
             _number_first(out, backend, request)
         if not out.results.total:

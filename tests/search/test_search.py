@@ -96,6 +96,8 @@ def test_did_you_mean_and_suggestions(search_index) -> None:  # type: ignore[no-
     found = search("deathtuch")
     assert (found.correction, found.corrected) == ("deathtouch", True)
     assert found.results.hits[0].number == "702.2"
+    mulligan = search("mulligen").results.hits  # corrected, then its definitions first
+    assert (mulligan[0].number, mulligan[1].ref) == ("103.5", "mulligan")
     nothing = search("zzxqv")
     assert nothing.results.total == 0 and not nothing.corrected
     assert search("trample").correction == ""  # a known word is not corrected
