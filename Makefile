@@ -47,9 +47,9 @@ test-quick: install
 	$(BIN)/pytest -m "not slow"
 
 bench: install
-	$(PYTHON) -m kb.bench
-	$(PYTHON) -m rulings.bench
-	$(PYTHON) -m kb.search.bench
+	$(PYTHON) -m bench.kb
+	$(PYTHON) -m bench.rulings
+	$(PYTHON) -m bench.search
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

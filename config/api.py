@@ -5,7 +5,7 @@ from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
 from kb.api import router as kb_router
-from kb.search.api import router as search_router
+from kb.sitesearch.api import router as search_router
 from rulings.api import router as rulings_router
 
 api = NinjaAPI(

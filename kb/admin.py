@@ -3,6 +3,8 @@
 from django.contrib import admin
 from modeltranslation.admin import TranslationAdmin
 
+from search.admin import IndexedAdminMixin
+
 from .models import (
     Anomaly,
     Example,
@@ -16,7 +18,6 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
-from .search.admin import IndexedAdminMixin
 
 
 @admin.register(Release)

@@ -15,6 +15,9 @@ from collections.abc import Collection, Iterator
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from search.documents import Hit, SearchDocument
+from search.registry import DocumentType, register
+
 from .models import (
     Example,
     GlossaryTerm,
@@ -24,8 +27,6 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
-from .search.documents import Hit, SearchDocument
-from .search.registry import DocumentType, register
 
 HEADING_MAX = 80
 
@@ -166,6 +167,8 @@ def register_documents() -> None:
             documents=rule_documents,
             url=rule_url,
             versioned=True,
+            aliases=("rules", "regle", "règle"),
+            order=10,
             models={
                 Lineage: lambda lineage: [str(lineage.pk)],
                 RuleVersion: lambda v: [str(v.lineage_id)],
@@ -182,6 +185,8 @@ def register_documents() -> None:
             documents=glossary_documents,
             url=glossary_url,
             versioned=True,
+            aliases=("glossaire",),
+            order=20,
             models={
                 GlossaryTerm: lambda t: [str(t.pk)],
                 GlossaryVersion: lambda g: [str(g.term_id)],

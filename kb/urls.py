@@ -3,7 +3,7 @@
 from django.urls import path, register_converter
 
 from . import views
-from .search import views as search_views
+from .sitesearch import views as search_views
 
 
 class ReleaseConverter:

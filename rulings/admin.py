@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin
 
-from kb.search.admin import IndexedAdminMixin
+from search.admin import IndexedAdminMixin
 
 from .linking import link_rulings
 from .models import Card, CardFace, LinkKind, Ruling, RulingLink

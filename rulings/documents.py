@@ -1,5 +1,5 @@
 """rulings' search documents: cards (names, texts and type lines in English and French) and
-rulings (their text; the card's name shown with them). Registered with kb.search."""
+rulings (their text; the card's name shown with them). Registered with the search app."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Collection, Iterator
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from kb.search.documents import Hit, SearchDocument
-from kb.search.registry import DocumentType, register
+from search.documents import Hit, SearchDocument
+from search.registry import DocumentType, register
 
 from .models import Card, CardFace, Ruling
 
@@ -86,6 +86,8 @@ def register_documents() -> None:
             label=_("cards"),
             documents=card_documents,
             url=card_url,
+            aliases=("cards", "carte"),
+            order=30,
             models={Card: lambda c: [str(c.pk)], CardFace: lambda f: [str(f.card_id)]},
         )
     )
@@ -95,6 +97,8 @@ def register_documents() -> None:
             label=_("rulings"),
             documents=ruling_documents,
             url=ruling_url,
+            aliases=("rulings", "decision", "décision"),
+            order=40,
             models={Ruling: lambda r: [str(r.card_id)], Card: lambda c: [str(c.pk)]},
         )
     )

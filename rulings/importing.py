@@ -19,7 +19,7 @@ from django.utils.text import slugify
 
 from kb.crtext.typography import digest
 from kb.dbutil import update_rows
-from kb.search.indexing import enqueue
+from search.indexing import enqueue
 
 from .models import Card, CardFace, Ruling
 from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record

@@ -33,7 +33,7 @@ from django.db import transaction
 from kb.models import GlossaryVersion, Release, RuleNumber, RuleVersion
 from kb.models.versioning import valid_on
 from kb.models.vocabulary import VocabularySource, VocabularyTerm
-from kb.search.indexing import enqueue
+from search.indexing import enqueue
 
 from .linking import ability_forms, action_forms, words_pattern
 from .models import Card

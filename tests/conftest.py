@@ -87,8 +87,8 @@ def search_index(cards, django_db_blocker):  # type: ignore[no-untyped-def]
     import shutil
     import time
 
-    from kb.search.backend import get_backend
-    from kb.search.indexing import rebuild
+    from search.backend import get_backend
+    from search.indexing import rebuild
 
     root = Path(settings.KB_INDEX_DIR)
     if "test" not in root.name:

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "search",
     "kb",
     "rulings",
 ]
@@ -100,9 +101,11 @@ STATIC_ROOT = VAR_DIR / "static"
 
 KB_DATA_DIR = Path(os.environ.get("KB_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
 KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
-# The search backend (kb.search.backend.SearchBackend) and whether a commit that changes indexed
+# The search backend (search.backend.SearchBackend) and whether a commit that changes indexed
 # data drains the outbox right away (else `manage.py index_worker` or the next writer does).
-KB_SEARCH_BACKEND = os.environ.get("KB_SEARCH_BACKEND", "kb.search.whoosh_backend.WhooshBackend")
+KB_SEARCH_BACKEND = os.environ.get(
+    "KB_SEARCH_BACKEND", "search.backends.whoosh.backend.WhooshBackend"
+)
 KB_SEARCH_AUTO_DRAIN = os.environ.get("KB_SEARCH_AUTO_DRAIN", "1") == "1"
 # A web process warms the search index in a thread when it starts (config/wsgi.py).
 KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"

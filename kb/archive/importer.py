@@ -20,8 +20,8 @@ from kb.crtext.numbers import is_number
 from kb.crtext.references import expand_targets
 from kb.models import Anomaly, ImportRecord, Release
 from kb.models.versioning import valid_on
-from kb.search.indexing import enqueue
 from kb.signals import release_changed
+from search.indexing import enqueue
 
 from .analysis import analyse
 from .families import GlossaryFamily, RuleFamily

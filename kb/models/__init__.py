@@ -4,7 +4,6 @@ from .glossary import GlossaryTerm, GlossaryVersion
 from .records import Anomaly, ImportRecord
 from .releases import Release
 from .rules import Example, Lineage, Reference, RuleNumber, RuleVersion
-from .search import IndexOutbox
 from .vocabulary import VocabularyTerm
 
 __all__ = [
@@ -13,7 +12,6 @@ __all__ = [
     "GlossaryTerm",
     "GlossaryVersion",
     "ImportRecord",
-    "IndexOutbox",
     "Lineage",
     "Reference",
     "Release",

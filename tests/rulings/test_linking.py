@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from django.db.models import F
 
+from bench.linking_eval import evaluate
 from kb.models import Release, RuleNumber
 from kb.models.versioning import valid_on
 from kb.signals import release_changed
-from rulings.evaluation import evaluate
 from rulings.linking import Linker, link_rulings
 from rulings.models import LinkKind, Ruling, RulingLink
 

@@ -7,7 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kb.models import GlossaryVersion, IndexOutbox
+from kb.models import GlossaryVersion
+from search.models import IndexOutbox
 from tests.search.test_indexing import glossary_entry
 
 pytestmark = pytest.mark.django_db

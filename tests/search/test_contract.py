@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from django.utils.module_loading import import_string
 
-from kb.search.backend import SearchBackend, SearchRequest, SearchUnavailable
-from kb.search.documents import SearchDocument
-from kb.search.syntax import Group, Phrase, Word
+from search.backend import SearchBackend, SearchRequest, SearchUnavailable
+from search.documents import SearchDocument
+from search.syntax import Group, Phrase, Word
 
-BACKENDS = ["kb.search.whoosh_backend.WhooshBackend"]
+BACKENDS = ["search.backends.whoosh.backend.WhooshBackend"]
 D = dt.date
 
 DOCS = [

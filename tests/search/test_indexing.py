@@ -12,9 +12,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import override_settings
 
-from kb.models import GlossaryTerm, GlossaryVersion, IndexOutbox, RuleVersion
-from kb.search.backend import get_backend
-from kb.search.indexing import check, drain, enqueue, sync, writer_lock
+from kb.models import GlossaryTerm, GlossaryVersion, RuleVersion
+from search.backend import get_backend
+from search.indexing import check, drain, enqueue, sync, writer_lock
+from search.models import IndexOutbox
 from tests.kb.helpers import clear_archive
 from tests.rulings.helpers import clear_cards
 
@@ -135,7 +136,7 @@ def test_a_release_reindexes_only_the_versions_it_opens_or_closes(index_dir: Pat
 
 
 def _expected_rule_ids():  # type: ignore[no-untyped-def]
-    from kb.search.registry import document_type
+    from search.registry import document_type
 
     return (d.doc_id for d in document_type("rule").documents(None))  # type: ignore[union-attr]
 

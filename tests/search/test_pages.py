@@ -10,7 +10,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.search.service import search
+from kb.sitesearch.service import search
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

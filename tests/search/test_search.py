@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.relevance import evaluate
 from kb.reading import rule_version
-from kb.search.relevance import evaluate
-from kb.search.service import search
+from kb.sitesearch.service import search
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 RELEVANCE = Path(__file__).with_name("relevance.jsonl")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.search.analysis import english, french, names
-from kb.search.syntax import MAX_ITEMS, MAX_QUERY, Phrase, Word, parse
+from search.analysis import english, french, names
+from search.syntax import MAX_ITEMS, MAX_QUERY, Phrase, Word, parse
 
 
 def test_words_phrases_exclusions_alternatives_and_prefixes() -> None:

@@ -1,4 +1,4 @@
-"""The Whoosh backend combines leaf postings with numpy (kb.search.whoosh_matching): it must
+"""The Whoosh backend combines leaf postings with numpy (search.backends.whoosh.matching): it must
 match and score exactly what Whoosh's own document-at-a-time search does."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 from whoosh import index
 from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
 
-from kb.search import whoosh_matching as matching
-from kb.search.backend import SearchRequest
-from kb.search.service import _without_stop_words
-from kb.search.syntax import parse
-from kb.search.whoosh_backend import schema
+from kb.sitesearch.service import _without_stop_words
+from search.backend import SearchRequest
+from search.backends.whoosh import matching
+from search.backends.whoosh.backend import schema
+from search.syntax import parse
 
 WORDS = [
     "trample",
@@ -151,7 +151,7 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
 
 @pytest.fixture
 def backend(tmp_path):  # type: ignore[no-untyped-def]
-    from kb.search.whoosh_backend import WhooshBackend
+    from search.backends.whoosh.backend import WhooshBackend
 
     from .test_contract import DOCS
 
@@ -161,7 +161,7 @@ def backend(tmp_path):  # type: ignore[no-untyped-def]
 
 
 def _ask(backend, word: str, **kwargs):  # type: ignore[no-untyped-def]
-    from kb.search.syntax import Group, Word
+    from search.syntax import Group, Word
 
     return backend.search(SearchRequest(groups=(Group((Word(word),)),), **kwargs))
 
@@ -201,8 +201,8 @@ def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  
     blocks."""
     import threading
 
-    from kb.search.documents import SearchDocument
-    from kb.search.whoosh_backend import WhooshBackend
+    from search.backends.whoosh.backend import WhooshBackend
+    from search.documents import SearchDocument
 
     rng = np.random.default_rng(11)
     backend = WhooshBackend(tmp_path / "index")
@@ -261,12 +261,12 @@ def test_a_new_process_warms_the_tables_and_the_most_frequent_words(backend) -> 
 
 @pytest.mark.django_db
 def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplog) -> None:  # type: ignore[no-untyped-def]
-    from kb.search import service
+    from kb.sitesearch import service
 
     assert service.start_warm_up() is None  # off in the test settings
     settings.KB_SEARCH_WARM_UP = True
     settings.KB_INDEX_DIR = tmp_path / "nothing-here"
-    with caplog.at_level("INFO", logger="kb.search.service"):
+    with caplog.at_level("INFO", logger="kb.sitesearch.service"):
         thread = service.start_warm_up()
         assert thread is not None
         thread.join(timeout=30)
@@ -276,7 +276,7 @@ def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplo
 def test_per_release_tables_make_room_without_dropping_the_others(backend) -> None:  # type: ignore[no-untyped-def]
     import datetime as dt
 
-    from kb.search.whoosh_backend import MEMO_RELEASES
+    from search.backends.whoosh.backend import MEMO_RELEASES
 
     s = backend.searcher()
     _ask(backend, "trample")

@@ -17,7 +17,7 @@ from kb.archive.importer import Importer, ImportRefused, ImportResult
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
 from kb.crtext import CRFormatError
-from kb.search.indexing import deferred
+from search.indexing import deferred
 
 
 class Command(BaseCommand):

@@ -17,8 +17,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from kb import hooks
 from kb.archive.importer import Importer
 from kb.models import Release
-from kb.search.backend import get_backend
-from kb.search.indexing import deferred, drain, rebuild
+from search.backend import get_backend
+from search.indexing import deferred, drain, rebuild
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 

@@ -1,4 +1,4 @@
-"""Benchmarks on the full shared archive: `make bench` (python -m kb.bench).
+"""Benchmarks on the full shared archive: `make bench` (python -m bench.kb).
 
 Why a script and not timed tests: timings depend on the machine, so they are printed as figures
 for the issue notes instead of failing builds. It uses its own throwaway SQLite database.
@@ -126,7 +126,7 @@ def run(var_dir: Path) -> int:
         samples.append(time.perf_counter() - t)
     figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
 
-    pages_in_fresh_process("kb.bench", var_dir)
+    pages_in_fresh_process("bench.kb", var_dir)
     return 0
 
 

@@ -1,7 +1,7 @@
 """Benchmarks of cards and rulings on the full shared data: `make bench` runs it after kb's.
 
 Why a script: timings are figures for the issue notes, not pass/fail tests. It builds its own
-throwaway SQLite database (rules archive, then cards), like kb.bench.
+throwaway SQLite database (rules archive, then cards), like bench.kb.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kb.bench import _p95, _setup, pages_in_fresh_process
+from bench.kb import _p95, _setup, pages_in_fresh_process
 
 
 def main() -> int:
@@ -34,8 +34,8 @@ def run(var_dir: Path) -> int:
     from django.conf import settings
     from django.core.management import call_command
 
+    from bench.linking_eval import evaluate
     from rulings.card_queries import top5_accuracy
-    from rulings.evaluation import evaluate
     from rulings.importing import import_cards
     from rulings.linking import link_rulings
     from rulings.vocabulary import build_vocabulary
@@ -72,7 +72,7 @@ def run(var_dir: Path) -> int:
     )
     accuracy, _misses = top5_accuracy(here / "card_queries.jsonl")
     figure("card queries: right card in the top 5", f"{accuracy:.0%} of 40")
-    pages_in_fresh_process("rulings.bench", var_dir)
+    pages_in_fresh_process("bench.rulings", var_dir)
     return 0
 
 

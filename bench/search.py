@@ -1,4 +1,4 @@
-"""Search benchmarks on the whole shared data: `make bench` (python -m kb.search.bench).
+"""Search benchmarks on the whole shared data: `make bench` (python -m bench.search).
 
 Builds its own throwaway database and index (rules, glossary, cards, rulings, vocabulary), then
 prints: the full index build (time, size), relevance (MRR, recall@10), query latency with
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kb.bench import _p95, _setup
+from bench.kb import _p95, _setup
 
 ROUNDS = 3
 CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
@@ -43,10 +43,10 @@ def run(var_dir: Path) -> int:
     from django.conf import settings
     from django.core.management import call_command
 
-    from kb.search.backend import get_backend
-    from kb.search.indexing import rebuild
-    from kb.search.relevance import evaluate
+    from bench.relevance import evaluate
     from rulings.vocabulary import build_vocabulary
+    from search.backend import get_backend
+    from search.indexing import rebuild
 
     data = Path(settings.KB_DATA_DIR)
     if not (data / "cards" / "cards.jsonl.gz").is_file():
@@ -98,7 +98,7 @@ def _median(samples: list[float]) -> float:
 
 
 def _latencies(queries: list[str]) -> list[float]:
-    from kb.search.service import search
+    from kb.sitesearch.service import search
 
     samples = []
     for _ in range(ROUNDS):
@@ -112,8 +112,8 @@ def _latencies(queries: list[str]) -> list[float]:
 def _cold(queries: list[str]) -> list[float]:
     """Each query as the first search of its words on a new searcher: the leaf cache
     emptied before it (the per-searcher tables, built once, are kept)."""
-    from kb.search.backend import get_backend
-    from kb.search.service import search
+    from kb.sitesearch.service import search
+    from search.backend import get_backend
 
     backend = get_backend()
     forget = getattr(backend, "forget_leaves", lambda: None)
@@ -184,7 +184,7 @@ def _served(queries: list[str]) -> list[float]:
 
 
 def _autocomplete(queries: list[str]) -> list[float]:
-    from kb.search.service import suggest
+    from kb.sitesearch.service import suggest
 
     prefixes = [q[:n] for q in queries for n in (3, 5, 8) if len(q) > n]
     samples = []
@@ -204,9 +204,9 @@ def fts5_latencies(queries: list[str]) -> list[float]:
     same queries as AND of words, scoped to the current release, counts per kind and the top
     10 with snippets: the bar the issue sets."""
     from kb.models import Release
-    from kb.search.indexing import all_documents
-    from kb.search.service import _without_stop_words
-    from kb.search.syntax import Phrase, parse
+    from kb.sitesearch.service import _without_stop_words
+    from search.indexing import all_documents
+    from search.syntax import Phrase, parse
 
     db = sqlite3.connect(":memory:")
     db.execute(
@@ -266,14 +266,14 @@ def fts5_latencies(queries: list[str]) -> list[float]:
 def concurrency(var_dir: Path) -> None:
     from django.db import connections
 
-    from kb.search.indexing import check, drain
+    from search.indexing import check, drain
 
     connections.close_all()
     env = {**os.environ, "KB_VAR_DIR": str(var_dir), "KB_SEARCH_AUTO_DRAIN": "1"}
     seconds = CONCURRENCY_SECONDS
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "kb.search.bench", *args],
+            [sys.executable, "-m", "bench.search", *args],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
@@ -292,14 +292,14 @@ def concurrency(var_dir: Path) -> None:
     )
     figure("  check_index afterwards", "clean" if result.clean else "; ".join(result.lines()))
     reader_proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.search.bench", "--reader", "0"],
+        [sys.executable, "-m", "bench.search", "--reader", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stdin=subprocess.PIPE,
         text=True,
     )
     time.sleep(2)
-    from kb.search.indexing import rebuild
+    from search.indexing import rebuild
 
     started = time.perf_counter()
     rebuild()
@@ -341,7 +341,7 @@ def reader(seconds: float) -> int:
     """Search without pause for `seconds` (0: until a line arrives on stdin)."""
     import select
 
-    from kb.search.service import search
+    from kb.sitesearch.service import search
 
     queries = ["trample", "flying", "mulligan", "state-based actions", "lightning bolt"]
     reads = errors = empty = 0

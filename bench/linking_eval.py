@@ -12,8 +12,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .linking import Linker, scoring_key
-from .models import Card
+from rulings.linking import Linker, scoring_key
+from rulings.models import Card
 
 
 @dataclass

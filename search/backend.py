@@ -2,7 +2,7 @@
 
 Shaped like Wagtail's modelsearch backends: index, delete, search, suggest, rebuild; the
 bookkeeping that keeps the index in step with the database (outbox, sync, check) lives in
-kb.search.indexing and only needs `ids()` from a backend. A new backend (PostgreSQL full-text,
+search.indexing and only needs `ids()` from a backend. A new backend (PostgreSQL full-text,
 OpenSearch) implements this class and passes tests/search/test_contract.py.
 """
 
@@ -119,5 +119,5 @@ def _backend(path: str, location: str) -> SearchBackend:
 def get_backend() -> SearchBackend:
     """The configured backend (settings.KB_SEARCH_BACKEND), one instance per process and
     location: web processes open the index once."""
-    path = getattr(settings, "KB_SEARCH_BACKEND", "kb.search.whoosh_backend.WhooshBackend")
+    path = getattr(settings, "KB_SEARCH_BACKEND", "search.backends.whoosh.backend.WhooshBackend")
     return _backend(path, str(settings.KB_INDEX_DIR))

@@ -11,7 +11,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from filelock import Timeout
 
-from kb.search.indexing import rebuild
+from search.indexing import rebuild
 
 
 class Command(BaseCommand):

@@ -23,12 +23,11 @@ from kb import reading
 from kb.crtext.numbers import is_number
 from kb.models import GlossaryVersion, Reference, Release, RuleNumber, VocabularyTerm
 from kb.models.versioning import valid_on
-
-from .analysis import fold, is_stop_word
-from .backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
-from .documents import Hit, Results
-from .registry import document_type
-from .syntax import Group, Item, ParsedQuery, Phrase, Word, parse
+from search.analysis import fold, is_stop_word
+from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
+from search.documents import Hit, Results
+from search.registry import document_type
+from search.syntax import Group, Item, ParsedQuery, Phrase, Word, parse
 
 log = logging.getLogger(__name__)
 PER_PAGE = 20

@@ -22,13 +22,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models.signals import post_save
 from filelock import FileLock, Timeout
-
-from kb.models import IndexOutbox
 
 from .backend import SearchBackend, get_backend
 from .documents import SearchDocument
-from .registry import document_type, document_types
+from .models import IndexOutbox
+from .registry import document_type, document_types, is_indexed
 
 log = logging.getLogger(__name__)
 ALL = "*"
@@ -243,3 +243,15 @@ def groups_touched(instance: object) -> list[tuple[str, list[str]]]:
 def enqueue_instance(instance: object) -> None:
     for kind, groups in groups_touched(instance):
         enqueue(kind, groups)
+
+
+def _saved(sender: type, instance: object, raw: bool = False, **kwargs: object) -> None:
+    if raw or not is_indexed(instance):  # raw: fixtures loading rows are followed by a rebuild
+        return
+    enqueue_instance(instance)
+
+
+def connect_signals() -> None:
+    """Saves of the models registered with the search re-index their groups (one receiver for
+    every model: the apps register their types after this app is ready)."""
+    post_save.connect(_saved, dispatch_uid="search-indexed-save")

@@ -11,7 +11,7 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from kb.search.indexing import drain
+from search.indexing import drain
 
 
 class Command(BaseCommand):

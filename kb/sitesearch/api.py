@@ -8,8 +8,9 @@ from django.http import HttpRequest
 from django.utils import translation
 from ninja import Query, Router, Schema
 
+from search.registry import kinds
+
 from . import service
-from .documents import KINDS
 
 router = Router(tags=["search"])
 
@@ -56,7 +57,7 @@ class SearchParams(Schema):
 
 @router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
-    kinds = [k for k in params.kind.split(",") if k in KINDS]
+    kinds = [k for k in params.kind.split(",") if k in kinds()]
     with translation.override(params.lang if params.lang in ("en", "fr") else "en"):
         found = service.search(
             params.q,

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .documents import Hit
-from .service import search
+from kb.sitesearch.service import search
+from search.documents import Hit
 
 RECALL_CATEGORIES = ("number", "keyword")
 

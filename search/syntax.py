@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .documents import KINDS
+from .registry import kind_named
 
 MAX_QUERY = 500  # characters read; the rest is ignored (and said so by the page)
 MAX_ITEMS = 16
@@ -21,21 +21,6 @@ MAX_WORD = 64
 _TOKEN_RE = re.compile(r'-?"[^"]*"?|\S+')
 _FIELD_RE = re.compile(r"^(kind|release|lang):(.*)$", re.IGNORECASE)
 _EDGE_PUNCT = "()[]{}<>,;!?¿¡«»“”\"'`~^|\\/=+&"
-_KIND_ALIASES = {
-    "rule": "rule",
-    "rules": "rule",
-    "regle": "rule",
-    "règle": "rule",
-    "glossary": "glossary",
-    "glossaire": "glossary",
-    "card": "card",
-    "cards": "card",
-    "carte": "card",
-    "ruling": "ruling",
-    "rulings": "ruling",
-    "decision": "ruling",
-    "décision": "ruling",
-}
 
 
 @dataclass(frozen=True)
@@ -145,7 +130,7 @@ def _apply_filter(query: ParsedQuery, name: str, value: str) -> bool:
     if not value:
         return False
     if name == "kind":
-        kinds = [_KIND_ALIASES.get(v) for v in value.split(",")]
+        kinds = [kind_named(v) for v in value.split(",")]
         if all(kinds):
             query.kinds.extend(k for k in kinds if k and k not in query.kinds)
             return True
@@ -159,4 +144,4 @@ def _apply_filter(query: ParsedQuery, name: str, value: str) -> bool:
     return True
 
 
-__all__ = ["KINDS", "Group", "Item", "ParsedQuery", "Phrase", "Word", "clean", "parse"]
+__all__ = ["Group", "Item", "ParsedQuery", "Phrase", "Word", "clean", "parse"]

@@ -10,7 +10,7 @@ class IndexOutbox(models.Model):
     """Documents of `group` (or every document of `kind` when group is "*") changed.
 
     Written in the transaction that changed the data, so a committed change is never lost by
-    the index; drained by one writer at a time (kb.search.indexing.drain).
+    the index; drained by one writer at a time (search.indexing.drain).
     """
 
     kind = models.CharField(max_length=20)
@@ -18,6 +18,7 @@ class IndexOutbox(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "kb_indexoutbox"  # created by kb's migration 0003, before the engine was an app
         verbose_name = _("index outbox entry")
         verbose_name_plural = _("index outbox")
 

@@ -30,12 +30,14 @@ from whoosh import highlight, index, searching, sorting
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Prefix, Query, Term
 
-from . import analysis
-from . import whoosh_matching as matching
-from .backend import IndexStats, SearchBackend, SearchRequest, SearchUnavailable, Suggestion
-from .documents import KINDS, Hit, Results, SearchDocument
-from .syntax import Item
-from .syntax import Phrase as PhraseItem
+from search import analysis
+from search.backend import IndexStats, SearchBackend, SearchRequest, SearchUnavailable, Suggestion
+from search.documents import Hit, Results, SearchDocument
+from search.registry import kinds as registered_kinds
+from search.syntax import Item
+from search.syntax import Phrase as PhraseItem
+
+from . import matching
 
 log = logging.getLogger(__name__)
 OPEN_END = dt.date.max.toordinal()
@@ -390,8 +392,8 @@ class WhooshBackend(SearchBackend):
         if scope is not None:
             matched &= scope
         codes = self._kind_codes(s)
-        per_kind = np.bincount(codes[matched], minlength=len(KINDS) + 1)
-        counts = {k: int(n) for k, n in zip(KINDS, per_kind, strict=False) if n}
+        per_kind = np.bincount(codes[matched], minlength=len(registered_kinds()) + 1)
+        counts = {k: int(n) for k, n in zip(registered_kinds(), per_kind, strict=False) if n}
         kinds = tuple(sorted(request.kinds))
         total = sum(counts.get(k, 0) for k in kinds) if kinds else sum(counts.values())
         if not total:
@@ -400,7 +402,8 @@ class WhooshBackend(SearchBackend):
         if request.page > pages:
             return self.search(replace(request, page=pages))
         if kinds:
-            matched &= np.isin(codes, [KINDS.index(k) for k in kinds if k in KINDS])
+            known = registered_kinds()
+            matched &= np.isin(codes, [known.index(k) for k in kinds if k in known])
         limit = request.page * request.per_page
         found = searching.Results(s, query, matching.top(scores, np.flatnonzero(matched), limit))
         start = (request.page - 1) * request.per_page
@@ -415,7 +418,7 @@ class WhooshBackend(SearchBackend):
         s = self.searcher()
         term = Term("number", number.lower()) if number else Term("handle", ref)
         scope = self._scope(s, release)
-        code = KINDS.index(kind) if kind in KINDS else -1
+        code = registered_kinds().index(kind) if kind in registered_kinds() else -1
         codes = self._kind_codes(s)
         for docnum in s.docs_for_query(term):
             if codes[docnum] == code and (scope is None or scope[docnum]):
@@ -482,7 +485,7 @@ class WhooshBackend(SearchBackend):
         """Every title of every release, read once per searcher; a release's catalogue is
         a filter of it. Titles repeat across rule versions, so each is folded once."""
         reader = s.reader()
-        live = self._kind_codes(s) < len(KINDS)  # not deleted
+        live = self._kind_codes(s) < len(registered_kinds())  # not deleted
         folded: dict[str, str] = {}
         rows = []
         for lang in ("en", "fr"):
@@ -603,12 +606,12 @@ class WhooshBackend(SearchBackend):
         return self._memoized(s, ("leaves",), lambda: matching.LeafCache(s))
 
     def _kind_codes(self, s) -> np.ndarray:  # type: ignore[no-untyped-def]
-        """Each document's kind as its index in KINDS (len(KINDS) for another or a deleted
-        document), kept per searcher."""
+        """Each document's kind as its index in the registered kinds (their count for another
+        kind or a deleted document), kept per searcher."""
 
         def build() -> np.ndarray:
-            codes = np.full(s.doc_count_all(), len(KINDS), dtype=np.int8)
-            for code, kind in enumerate(KINDS):
+            codes = np.full(s.doc_count_all(), len(registered_kinds()), dtype=np.int8)
+            for code, kind in enumerate(registered_kinds()):
                 codes[list(s.docs_for_query(Term("kind", kind)))] = code
             return codes
 
@@ -739,7 +742,7 @@ _WORD_RE = re.compile(r"\w+")
 
 
 def _kind_order(kind: str) -> int:
-    return KINDS.index(kind) if kind in KINDS else len(KINDS)
+    return registered_kinds().index(kind) if kind in registered_kinds() else len(registered_kinds())
 
 
 def _day(ordinal: int) -> dt.date | None:

@@ -1,6 +1,6 @@
 """Search pages: results, the help page, the OpenSearch description and its suggestions.
 
-Thin: kb.search.service does the work; any input gives a normal page (never a 500).
+Thin: kb.sitesearch.service does the work; any input gives a normal page (never a 500).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html_join
 
+from search.registry import document_type, kinds
+
 from . import service
-from .documents import KINDS
-from .registry import document_type
 
 PAGE_WINDOW = 3
 
@@ -39,7 +39,7 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
-    kinds = [k for k in request.GET.getlist("kind") if k in KINDS]
+    kinds = [k for k in request.GET.getlist("kind") if k in kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = request.GET.get("lang") if request.GET.get("lang") in ("en", "fr") else None
     page = _page_number(request.GET.get("page"))
@@ -55,7 +55,7 @@ def search(request: HttpRequest) -> HttpResponse:
             "active": k in found.kinds,
             "url": _url(request, kind=[] if found.kinds == [k] else [k]),
         }
-        for k in KINDS
+        for k in kinds()
         if document_type(k)
     ]
     first = max(1, results.page - PAGE_WINDOW)

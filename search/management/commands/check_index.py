@@ -11,8 +11,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from kb.search.backend import get_backend
-from kb.search.indexing import check
+from search.backend import get_backend
+from search.indexing import check
 
 
 class Command(BaseCommand):
