@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from config.languages import CODES, SOURCE
 from search.documents import Hit, SearchDocument
 from search.registry import DocumentType, register
 
@@ -48,6 +49,7 @@ def _is_heading(kind: str, text: str) -> bool:
 
 
 def _french_terms(field: str, ids: Collection[int] | None) -> dict[int, list[str]]:
+    """French names of the rules terms (the vocabulary is an English/French table)."""
     qs = VocabularyTerm.objects.exclude(**{f"{field}__isnull": True})
     if ids is not None:
         qs = qs.filter(**{f"{field}__in": ids})
@@ -74,25 +76,26 @@ def rule_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
     ):
         held[n["lineage_id"]].append(n)
     texts: dict[int, list[str]] = defaultdict(list)
-    for version_id, text in examples.values_list("version_id", "text_en"):
+    for version_id, text in examples.values_list("version_id", f"text_{SOURCE}"):
         texts[version_id].append(text)
     french = _french_terms("lineage_id", lineages)
-    rows = versions.values("id", "lineage_id", "text_en", "text_fr", "valid_from", "valid_to")
+    rows = versions.values("id", "lineage_id", *_texts("text"), "valid_from", "valid_to")
     for v in rows.iterator(chunk_size=2000):
         for n in held[v["lineage_id"]]:
             span = _overlap((v["valid_from"], v["valid_to"]), (n["valid_from"], n["valid_to"]))
             if span is None:
                 continue
-            text = v["text_en"] or ""
+            text = v[f"text_{SOURCE}"] or ""
             yield SearchDocument(
                 kind="rule",
                 key=f"{v['id']}-{n['id']}",
                 group=str(v["lineage_id"]),
-                title_en=text if _is_heading(n["kind"], text) else "",
-                title_fr=" · ".join(french.get(v["lineage_id"], [])),
-                body_en=text,
-                body_fr=v["text_fr"] or "",
-                extra_en="\n".join(texts.get(v["id"], [])),
+                titles={
+                    SOURCE: text if _is_heading(n["kind"], text) else "",
+                    "fr": " · ".join(french.get(v["lineage_id"], [])),
+                },
+                bodies=_by_language(v, "text"),
+                extras={SOURCE: "\n".join(texts.get(v["id"], []))},
                 number=n["number"],
                 chapter=n["chapter"],
                 ref=n["number"],
@@ -118,8 +121,7 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
         "term_id",
         "headword",
         "aliases",
-        "text_en",
-        "text_fr",
+        *_texts("text"),
         "valid_from",
         "valid_to",
     )
@@ -129,15 +131,25 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
             kind="glossary",
             key=str(g["id"]),
             group=str(g["term_id"]),
-            title_en=g["headword"] + (f" ({', '.join(aliases)})" if aliases else ""),
-            title_fr=" · ".join(french.get(g["term_id"], [])),
-            body_en=g["text_en"] or "",
-            body_fr=g["text_fr"] or "",
+            titles={
+                SOURCE: g["headword"] + (f" ({', '.join(aliases)})" if aliases else ""),
+                "fr": " · ".join(french.get(g["term_id"], [])),
+            },
+            bodies=_by_language(g, "text"),
             ref=slugs.get(g["term_id"], ""),
             lookup=True,
             valid_from=g["valid_from"],
             valid_to=g["valid_to"],
         )
+
+
+def _texts(field: str) -> list[str]:
+    """The translated columns of a field, one per language (modeltranslation's `text_fr`)."""
+    return [f"{field}_{code}" for code in CODES]
+
+
+def _by_language(row: dict, field: str) -> dict[str, str]:
+    return {code: row[f"{field}_{code}"] or "" for code in CODES}
 
 
 def rule_url(hit: Hit, release: str | None) -> str:

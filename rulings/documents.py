@@ -9,6 +9,7 @@ from collections.abc import Collection, Iterator
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from config.languages import CODES, SOURCE
 from search.documents import Hit, SearchDocument
 from search.registry import DocumentType, register
 
@@ -33,19 +34,21 @@ def card_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
     face_names: dict[int, list[str]] = defaultdict(list)
     for card_id, name in faces.values_list("card_id", "name"):
         face_names[card_id].append(name)
-    fields = ("id", "slug", "name_en", "name_fr", "fr_face_name", "type_line_en", "text_en")
-    for c in cards.values(*fields, "type_line_fr", "text_fr").iterator(chunk_size=2000):
-        name = c["name_en"] or ""
+    translated = [f"{f}_{code}" for f in ("name", "type_line", "text") for code in CODES]
+    for c in cards.values("id", "slug", "fr_face_name", *translated).iterator(chunk_size=2000):
+        name = c[f"name_{SOURCE}"] or ""
         extra_names = [n for n in face_names.get(c["id"], []) if n not in name.split(" // ")]
         yield SearchDocument(
             kind="card",
             key=str(c["id"]),
             group=str(c["id"]),
-            title_en=" // ".join([name, *extra_names]) if extra_names else name,
-            title_fr=_french_name(c["name_fr"] or "", c["fr_face_name"]),
-            body_en=c["text_en"] or "",
-            body_fr=c["text_fr"] or "",
-            extra_en=c["type_line_en"] or "",
+            titles={
+                **{code: c[f"name_{code}"] or "" for code in CODES},
+                SOURCE: " // ".join([name, *extra_names]) if extra_names else name,
+                "fr": _french_name(c["name_fr"] or "", c["fr_face_name"]),
+            },
+            bodies={code: c[f"text_{code}"] or "" for code in CODES},
+            extras={SOURCE: c[f"type_line_{SOURCE}"] or ""},
             ref=c["slug"],
             label=c["type_line_fr"] or "",
         )
@@ -63,7 +66,7 @@ def ruling_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]
             kind="ruling",
             key=str(r["id"]),
             group=str(r["card_id"]),
-            body_en=r["text"],
+            bodies={SOURCE: r["text"]},
             ref=f"{r['card__slug']}#ruling-{r['id']}",
             label=r["card__name_en"] or "",
             date=r["date"],

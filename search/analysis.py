@@ -12,6 +12,8 @@ Written with Whoosh's analysis module (shared by its forks); the backend is the 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
 
 from whoosh.analysis import (
     CharsetFilter,
@@ -23,11 +25,26 @@ from whoosh.analysis import (
 )
 from whoosh.support.charset import accent_map
 
-#: Rules words like "can", "not", "may", "each", "until" and "when" carry meaning here; only
-#: grammatical words of both languages are dropped.
-_EN_STOP = "a an and are as at be by for from in into is it its of on or that the their this to was were with you your"  # noqa: E501
-_FR_STOP = "au aux ce ces d de des du en et l la le les qu que qui s sa se ses son un une à"
-STOP_WORDS = frozenset(f"{_EN_STOP} {_FR_STOP}".split())
+from .languages import configured
+
+#: Stop words per analyzer. Rules words like "can", "not", "may", "each", "until" and "when"
+#: carry meaning here; only grammatical words are dropped.
+_STOP = {
+    "english": "a an and are as at be by for from in into is it its of on or that the their this to was were with you your",  # noqa: E501
+    "french": "au aux ce ces d de des du en et l la le les qu que qui s sa se ses son un une à",
+}
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """The stop words of every language the site speaks, dropped alike from every field and
+    query (the one policy)."""
+    return frozenset(w for name in _analyzer_names() for w in _STOP.get(name, "").split())
+
+
+def _analyzer_names() -> tuple[str, ...]:
+    return tuple(analyzer for _, analyzer in configured())
+
 
 # Words with internal apostrophes or dots stay whole ("602.2a", "urza's", "l'ennemi").
 TOKENS = r"\w+(?:[.'’]\w+)*"
@@ -90,12 +107,23 @@ def _base(keep_elided: bool = False):  # type: ignore[no-untyped-def]
 
 def english():  # type: ignore[no-untyped-def]
     """English stemming (Porter), accents folded, the shared stop words."""
-    return _base() | StopFilter(stoplist=STOP_WORDS, minsize=1) | StemFilter()
+    return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter()
 
 
 def french():  # type: ignore[no-untyped-def]
     """French: accents folded *before* stemming, so "pietinement" finds "piétinement"."""
-    return _base() | StopFilter(stoplist=STOP_WORDS, minsize=1) | StemFilter(lang="fr")
+    return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter(lang="fr")
+
+
+#: The analyzer of each language's texts, by the name config/languages.py gives it.
+ANALYZERS: dict[str, Callable] = {"english": english, "french": french}
+
+
+def text_analyzer(name: str):  # type: ignore[no-untyped-def]
+    """The text analyzer called `name`; a language with none of its own gets English's
+    tokenizing and folding without stemming."""
+    factory = ANALYZERS.get(name)
+    return factory() if factory else _base() | StopFilter(stoplist=stop_words(), minsize=1)
 
 
 def names():  # type: ignore[no-untyped-def]
@@ -104,4 +132,4 @@ def names():  # type: ignore[no-untyped-def]
 
 
 def is_stop_word(word: str) -> bool:
-    return fold(word) in STOP_WORDS
+    return fold(word) in stop_words()

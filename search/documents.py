@@ -9,10 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-
-#: The kinds of documents, in the order results are grouped and filtered.
-KINDS = ("rule", "glossary", "card", "ruling")
 
 
 @dataclass(frozen=True)
@@ -22,16 +20,17 @@ class SearchDocument:
 
     `group` is the unit re-indexed together (a rule lineage, a glossary term, a card): an edit
     re-indexes the documents of its group. `ref` is what the kind needs to build a link.
+    Texts are by language code (the languages of settings.SEARCH_LANGUAGES; others are not
+    indexed): titles (headings, terms, names), bodies, and extras (examples, type lines),
+    which weigh least.
     """
 
     kind: str
     key: str
     group: str
-    title_en: str = ""
-    title_fr: str = ""
-    body_en: str = ""
-    body_fr: str = ""
-    extra_en: str = ""
+    titles: Mapping[str, str] = field(default_factory=dict)
+    bodies: Mapping[str, str] = field(default_factory=dict)
+    extras: Mapping[str, str] = field(default_factory=dict)
     number: str = ""
     chapter: str = ""
     ref: str = ""
@@ -45,7 +44,9 @@ class SearchDocument:
     def stamp(self) -> str:
         """A hash of everything indexed: an id carrying it changes whenever the content does,
         so comparing id sets tells missing and stale documents apart without reading them."""
-        data = json.dumps(asdict(self), default=str, sort_keys=True, ensure_ascii=False)
+        data = json.dumps(
+            _without_empty(asdict(self)), default=str, sort_keys=True, ensure_ascii=False
+        )
         return hashlib.blake2b(data.encode(), digest_size=6).hexdigest()
 
     @property
@@ -57,6 +58,13 @@ class SearchDocument:
         return f"{self.kind}:{self.group}"
 
 
+def _without_empty(data: dict) -> dict:
+    """Empty texts of a language do not change a document's stamp."""
+    for name in ("titles", "bodies", "extras"):
+        data[name] = {code: text for code, text in data[name].items() if text}
+    return data
+
+
 @dataclass
 class Hit:
     """One result, with highlighted snippets (safe HTML: the text escaped, matches in <mark>)."""
@@ -64,8 +72,7 @@ class Hit:
     kind: str
     key: str
     ref: str
-    title_en: str
-    title_fr: str
+    titles: dict[str, str]  # by language code
     number: str
     chapter: str
     label: str
@@ -73,13 +80,18 @@ class Hit:
     valid_from: dt.date | None
     valid_to: dt.date | None
     score: float
-    snippet_en: str = ""
-    snippet_fr: str = ""
-    matched: tuple[str, ...] = ()  # languages whose fields matched: "en", "fr"
+    snippets: dict[str, str] = field(default_factory=dict)  # by language code
+    matched: tuple[str, ...] = ()  # codes of the languages whose fields matched
     url: str = ""
     context: str = ""  # e.g. the rule's chapter heading, filled by the service
     via: str = ""  # how a French query reached an English text (the vocabulary term)
-    text: str = ""  # the start of the English body, plain text
+    text: str = ""  # the start of the first language's body, plain text
+
+    def title(self, lang: str) -> str:
+        return self.titles.get(lang, "")
+
+    def snippet(self, lang: str) -> str:
+        return self.snippets.get(lang, "")
 
 
 @dataclass

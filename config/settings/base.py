@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from django.utils.translation import gettext_lazy as _
 
+from config import languages
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("KB_VAR_DIR", BASE_DIR / "var"))
 
@@ -83,10 +85,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LANGUAGE_CODE = "en"
-LANGUAGES = [("en", _("English")), ("fr", _("French"))]
-MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
-MODELTRANSLATION_LANGUAGES = ("en", "fr")
+# The site's languages are declared once, in config/languages.py.
+LANGUAGE_CODE = languages.SOURCE
+LANGUAGES = [(lang.code, _(lang.name)) for lang in languages.LANGUAGES]
+MODELTRANSLATION_DEFAULT_LANGUAGE = languages.SOURCE
+MODELTRANSLATION_LANGUAGES = languages.CODES
+# (code, analyzer) of each language, for the search engine (it imports nothing of the site).
+SEARCH_LANGUAGES = tuple((lang.code, lang.analyzer) for lang in languages.LANGUAGES)
 # Rule and glossary texts must never show English as if it were French: fallbacks are off for
 # them (see kb/translation.py); only set names fall back to English.
 MODELTRANSLATION_FALLBACK_LANGUAGES: tuple[str, ...] = ()

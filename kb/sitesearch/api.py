@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.utils import translation
 from ninja import Query, Router, Schema
 
+from config import languages
 from search.registry import kinds
 
 from . import service
@@ -18,13 +19,15 @@ router = Router(tags=["search"])
 class HitOut(Schema):
     kind: str
     title: str
-    title_fr: str
+    titles: dict[str, str]  # by language code: the title, the term or the name in each
+    title_fr: str  # = titles["fr"] (kept for existing clients)
     number: str
     url: str
     context: str
-    snippet_en: str  # safe HTML: text escaped, matches in <mark>
-    snippet_fr: str
-    matched: list[str]  # languages whose text matched: en, fr
+    snippets: dict[str, str]  # by language code; safe HTML: text escaped, matches in <mark>
+    snippet_en: str  # = snippets["en"] (kept for existing clients)
+    snippet_fr: str  # = snippets["fr"] (kept for existing clients)
+    matched: list[str]  # codes of the languages whose text matched
     via: str  # the vocabulary term a French query used, if any
     card: str  # for rulings: the card's name
     date: dt.date | None  # for rulings
@@ -50,7 +53,7 @@ class SearchParams(Schema):
     q: str = ""
     kind: str = ""  # comma-separated: rule,glossary,card,ruling
     release: str = "current"
-    lang: str = ""  # en or fr: only texts in that language
+    lang: str = ""  # a language code (en, fr): only texts in that language
     page: int = 1
     per_page: int = 20
 
@@ -58,7 +61,7 @@ class SearchParams(Schema):
 @router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
     kinds = [k for k in params.kind.split(",") if k in kinds()]
-    with translation.override(params.lang if params.lang in ("en", "fr") else "en"):
+    with translation.override(languages.supported(params.lang) or languages.SOURCE):
         found = service.search(
             params.q,
             kinds=kinds,
@@ -82,13 +85,15 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
         hits=[
             HitOut(
                 kind=h.kind,
-                title=h.title_en or h.number or h.label,
-                title_fr=h.title_fr,
+                title=h.title(languages.SOURCE) or h.number or h.label,
+                titles=h.titles,
+                title_fr=h.title("fr"),
                 number=h.number,
                 url=h.url,
                 context=h.context,
-                snippet_en=h.snippet_en,
-                snippet_fr=h.snippet_fr,
+                snippets=h.snippets,
+                snippet_en=h.snippet("en"),
+                snippet_fr=h.snippet("fr"),
                 matched=list(h.matched),
                 via=h.via,
                 card=h.label if h.kind == "ruling" else "",

@@ -19,6 +19,7 @@ from functools import lru_cache
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from config import languages
 from kb import reading
 from kb.crtext.numbers import is_number
 from kb.models import GlossaryVersion, Reference, Release, RuleNumber, VocabularyTerm
@@ -77,7 +78,7 @@ def search(
     parameters) win over those typed in the query."""
     parsed = parse(raw)
     kinds = [k for k in kinds if document_type(k)] or parsed.kinds
-    lang = lang if lang in ("en", "fr") else parsed.lang
+    lang = languages.supported(lang) or parsed.lang
     releases = reading.Releases.load()
     chosen, notices = _release(release or parsed.release, releases)
     out = SearchPage(

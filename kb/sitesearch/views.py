@@ -12,7 +12,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html_join
+from django.utils.translation import gettext as _
 
+from config import languages
+from search.documents import Hit
 from search.registry import document_type, kinds
 
 from . import service
@@ -41,7 +44,7 @@ def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
     kinds = [k for k in request.GET.getlist("kind") if k in kinds()]
     release = request.GET.get("release", "").strip() or None
-    lang = request.GET.get("lang") if request.GET.get("lang") in ("en", "fr") else None
+    lang = languages.supported(request.GET.get("lang"))
     page = _page_number(request.GET.get("page"))
     found = service.search(query, kinds=kinds, release=release, lang=lang, page=page)
     if found.jump and not request.GET.get("all"):
@@ -74,9 +77,39 @@ def search(request: HttpRequest) -> HttpResponse:
         "release_options": _release_options(found.releases, release or ""),
         "release_value": release or "",
         "lang_value": lang or "",
+        "languages": [(code, _(language.name)) for code, language in _languages()],
+        "hits": [shown(h) for h in results.hits],
         "first_number": results.hits and (results.page - 1) * results.per_page + 1,
     }
     return render(request, "search/results.html", context)
+
+
+def _languages() -> list[tuple[str, languages.Language]]:
+    return [(lang.code, lang) for lang in languages.LANGUAGES]
+
+
+def shown(hit: Hit) -> dict[str, object]:
+    """What the results page shows of a hit, language by language: the title in the rules'
+    language, names in the others; the snippet of the rules' language unless only another
+    language matched; the snippets of the languages that matched; which ones did."""
+    source = languages.SOURCE
+    matched = set(hit.matched)
+    snippets = [
+        (code, text)
+        for code, text in ((c, hit.snippet(c)) for c in languages.CODES)
+        if text and (code in matched or (code == source and not matched - {source}))
+    ]
+    return {
+        "hit": hit,
+        "title": hit.title(source),
+        "names": [(c, hit.title(c)) for c in languages.TRANSLATIONS if hit.title(c)],
+        "snippets": snippets,
+        "matched": [
+            _("matched in %(language)s") % {"language": _(lang.name)}
+            for code, lang in _languages()
+            if code in matched
+        ],
+    }
 
 
 def _release_options(releases: list, chosen: str) -> str:

@@ -4,7 +4,9 @@ future backend, PostgreSQL full-text or OpenSearch, to BACKENDS)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,20 @@ from search.syntax import Group, Phrase, Word
 BACKENDS = ["search.backends.whoosh.backend.WhooshBackend"]
 D = dt.date
 
+
+def _doc(**fields: object) -> SearchDocument:
+    """A document written with one keyword per field and language (title_en=, body_fr=)."""
+    texts: dict[str, dict[str, object]] = {"titles": {}, "bodies": {}, "extras": {}}
+    for name in [n for n in fields if re.fullmatch(r"(title|body|extra)_[a-z]{2}", n)]:
+        part, code = name.rsplit("_", 1)
+        texts[{"title": "titles", "body": "bodies", "extra": "extras"}[part]][code] = fields.pop(
+            name
+        )
+    return SearchDocument(**fields, **texts)  # type: ignore[arg-type]
+
+
 DOCS = [
-    SearchDocument(
+    _doc(
         kind="rule",
         key="1",
         group="L1",
@@ -30,7 +44,7 @@ DOCS = [
         ref="702.19",
         valid_from=D(2013, 7, 13),
     ),
-    SearchDocument(
+    _doc(
         kind="rule",
         key="2",
         group="L2",
@@ -42,7 +56,7 @@ DOCS = [
         valid_from=D(2009, 7, 11),
         valid_to=D(2020, 1, 24),
     ),
-    SearchDocument(
+    _doc(
         kind="rule",
         key="3",
         group="L2",
@@ -53,7 +67,7 @@ DOCS = [
         "damage to all blockers (new wording).",
         valid_from=D(2020, 1, 24),
     ),
-    SearchDocument(
+    _doc(
         kind="rule",
         key="4",
         group="L3",
@@ -65,7 +79,7 @@ DOCS = [
         extra_en="Example: Copying an ability.",
         valid_from=D(2009, 7, 11),
     ),
-    SearchDocument(
+    _doc(
         kind="glossary",
         key="5",
         group="G1",
@@ -77,7 +91,7 @@ DOCS = [
         valid_from=D(2009, 7, 11),
         lookup=True,
     ),
-    SearchDocument(
+    _doc(
         kind="card",
         key="6",
         group="C1",
@@ -88,7 +102,7 @@ DOCS = [
         extra_en="Creature — Angel",
         ref="herald-of-war",
     ),
-    SearchDocument(
+    _doc(
         kind="card",
         key="7",
         group="C2",
@@ -97,7 +111,7 @@ DOCS = [
         body_en="Enchanted creature has trample. <script>alert(1)</script>",
         ref="audacity",
     ),
-    SearchDocument(
+    _doc(
         kind="ruling",
         key="8",
         group="C1",
@@ -177,7 +191,7 @@ def test_lookup_by_rule_number_or_ref(backend: SearchBackend) -> None:
     old = backend.lookup("rule", number="702.19b", release=D(2015, 1, 1))
     new = backend.lookup("rule", number="702.19b", release=D(2026, 1, 1))
     assert (old.key, new.key) == ("2", "3")  # type: ignore[union-attr]
-    assert backend.lookup("glossary", ref="trample").title_en == "Trample"  # type: ignore[union-attr]
+    assert backend.lookup("glossary", ref="trample").title("en") == "Trample"  # type: ignore[union-attr]
     assert backend.lookup("rule", number="702.19b", release=D(2000, 1, 1)) is None
     assert backend.lookup("card", ref="herald-of-war") is None  # not looked up by ref
 
@@ -200,17 +214,17 @@ def test_pages(backend: SearchBackend) -> None:
 
 def test_snippets_are_escaped_with_matches_marked(backend: SearchBackend) -> None:
     hit = ask(backend, Word("enchanted")).hits[0]
-    assert "<mark>Enchanted</mark>" in hit.snippet_en
-    assert "<script>" not in hit.snippet_en and "&lt;script&gt;" in hit.snippet_en
+    assert "<mark>Enchanted</mark>" in hit.snippet("en")
+    assert "<script>" not in hit.snippet("en") and "&lt;script&gt;" in hit.snippet("en")
     card = ask(backend, Word("balises")).hits[0]
-    assert "<b>" not in card.snippet_fr and "<mark>balises</mark>" in card.snippet_fr
+    assert "<b>" not in card.snippet("fr") and "<mark>balises</mark>" in card.snippet("fr")
 
 
 def test_update_deletes_and_adds_in_one_commit(backend: SearchBackend) -> None:
     ids = backend.ids("card")
     assert len(ids) == 2 and all(i.startswith("card:") for i in ids)
     assert backend.ids(groups=["card:C1", "ruling:C1"]) == {DOCS[5].doc_id, DOCS[7].doc_id}
-    renamed = SearchDocument(**{**DOCS[6].__dict__, "title_en": "Audacious Idea"})
+    renamed = replace(DOCS[6], titles={**DOCS[6].titles, "en": "Audacious Idea"})
     assert backend.update([renamed], [DOCS[6].doc_id]) == (1, 1)
     assert keys(ask(backend, Word("idea"))) == ["7"]
     assert ask(backend, Word("audacity")).total == 0

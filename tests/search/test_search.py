@@ -45,8 +45,8 @@ def test_a_release_scopes_rules_to_their_text_then(search_index) -> None:  # typ
     assert search("companion", release="2010-02-01").results.counts.get("rule", 0) == 0
     assert search("companion").results.counts["rule"] > 0
     # Investigate took Reveal's old number in 2025: the number finds what it was then.
-    assert search("701.16", release="2024-01-01").results.hits[0].title_en == "Reveal"
-    assert search("701.16").results.hits[0].title_en == "Investigate"
+    assert search("701.16", release="2024-01-01").results.hits[0].title("en") == "Reveal"
+    assert search("701.16").results.hits[0].title("en") == "Investigate"
 
 
 def test_a_keyword_ranks_its_rule_then_its_glossary_entry(search_index) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,8 @@ from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
 from kb.sitesearch.service import _without_stop_words
 from search.backend import SearchRequest
 from search.backends.whoosh import matching
-from search.backends.whoosh.backend import schema
+from search.backends.whoosh.compiling import compile_request
+from search.backends.whoosh.schema import schema
 from search.syntax import parse
 
 WORDS = [
@@ -131,7 +132,7 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
     compared = 0
     for q in (json.loads(line)["q"] for line in rows if line):
         groups = _without_stop_words(parse(q).groups)
-        query = backend._compile(SearchRequest(groups=tuple(groups)), s)
+        query = compile_request(SearchRequest(groups=tuple(groups)), backend._schema)
         if query is None:
             continue
         allowed = set(np.flatnonzero(scope).tolist())
@@ -174,7 +175,9 @@ def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> No
     assert _ask(backend, "trample", release=dt.date(2019, 1, 1)).total == 4
     before = backend.searcher()
     assert backend.warming is None  # a first open has nothing to warm
-    flying = replace(DOCS[0], key="new", title_en="Flying", title_fr="Vol", body_en="Flying")
+    flying = replace(
+        DOCS[0], key="new", titles={"en": "Flying", "fr": "Vol"}, bodies={"en": "Flying"}
+    )
     backend.index([flying])  # a commit: the next search sees a new searcher
     after = backend.searcher()
     assert after is not before
@@ -190,7 +193,7 @@ def test_a_process_that_never_searched_warms_nothing(backend) -> None:  # type: 
     from .test_contract import DOCS
 
     backend.ids()
-    backend.index([replace(DOCS[0], key="new", body_en="Flying")])
+    backend.index([replace(DOCS[0], key="new", bodies={"en": "Flying"})])
     backend.ids()
     assert backend.warming is None
 
@@ -208,7 +211,10 @@ def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  
     backend = WhooshBackend(tmp_path / "index")
     backend.index(
         SearchDocument(
-            kind="rule", key=str(i), group=str(i), body_en=" ".join(rng.choice(WORDS, size=8))
+            kind="rule",
+            key=str(i),
+            group=str(i),
+            bodies={"en": " ".join(rng.choice(WORDS, size=8))},
         )
         for i in range(3000)
     )
@@ -276,7 +282,7 @@ def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplo
 def test_per_release_tables_make_room_without_dropping_the_others(backend) -> None:  # type: ignore[no-untyped-def]
     import datetime as dt
 
-    from search.backends.whoosh.backend import MEMO_RELEASES
+    from search.backends.whoosh.searchers import MEMO_RELEASES
 
     s = backend.searcher()
     _ask(backend, "trample")
@@ -292,7 +298,7 @@ def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:  # type
     from .test_contract import DOCS
 
     old = backend.searcher()
-    backend.index([replace(DOCS[0], key="new", body_en="Flying")])
+    backend.index([replace(DOCS[0], key="new", bodies={"en": "Flying"})])
     new = backend.searcher()
     backend._kind_codes(new)
     # (a refresh closes the replaced searcher's readers: a late caller computes, never keeps)

@@ -13,6 +13,7 @@ import getpass
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from config import languages
 from kb.archive.importer import Importer, ImportRefused, ImportResult
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--lang",
-            choices=["en", "fr"],
+            choices=list(languages.CODES),
             default="en",
             help="Language of the documents (default en). French documents are not supported yet.",
         )

@@ -1,0 +1,112 @@
+"""Whoosh's hits as the engine's Hit: stored fields, highlighted snippets per language, and
+which languages matched."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+
+from whoosh import highlight
+from whoosh.fields import Schema
+from whoosh.query import Prefix, Query
+
+from search import languages
+from search.backend import SearchRequest
+from search.documents import Hit
+
+from .schema import OPEN_END, body_field, day, extra_field, field_language, title_field
+
+
+class Mark(highlight.Formatter):
+    """Matches in <mark>, everything else escaped: snippets are safe to show as HTML."""
+
+    between = " … "
+
+    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+        return f"<mark>{html.escape(highlight.get_text(text, token, replace))}</mark>"
+
+    def format_fragment(self, fragment, replace=False):  # type: ignore[no-untyped-def]
+        out, index_ = [], fragment.startchar
+        text = fragment.text
+        for t in fragment.matches:
+            if t.startchar is None or t.startchar < index_:
+                continue
+            out.append(html.escape(text[index_ : t.startchar]))
+            out.append(self.format_token(text, t, replace))
+            index_ = t.endchar
+        out.append(html.escape(text[index_ : fragment.endchar]))
+        return "".join(out)
+
+
+def query_terms(query: Query) -> dict[str, set[str]]:
+    """The words the query asks for, by field; a prefix ends with "*"."""
+    terms: dict[str, set[str]] = {}
+    text_fields = field_language()
+    for leaf in query.leaves():
+        for name, text in leaf.iter_all_terms(phrases=True):
+            if name in text_fields:
+                word = text.decode() if isinstance(text, bytes) else text
+                terms.setdefault(name, set()).add(f"{word}*" if isinstance(leaf, Prefix) else word)
+    return terms
+
+
+def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Schema) -> Hit:  # type: ignore[no-untyped-def]
+    fields = hit.fields()
+    codes = languages.codes()
+    snippets = {
+        code: _snippet(hit, (body_field(code), extra_field(code)), request) for code in codes
+    }
+    marked = {code for code, s in snippets.items() if "<mark>" in s}
+    matched = _matched(fields, terms, marked, not request.snippets, schema)
+    return Hit(
+        kind=fields["kind"],
+        key=fields["key"],
+        ref=fields["ref"],
+        titles={code: fields.get(title_field(code), "") for code in codes},
+        number=fields.get("number", ""),
+        chapter=fields.get("chapter", ""),
+        label=fields.get("label", ""),
+        date=dt.date.fromisoformat(fields["date"]) if fields.get("date") else None,
+        valid_from=day(fields.get("valid_from", 0)),
+        valid_to=day(fields.get("valid_to", OPEN_END)),
+        score=float(hit.score or 0.0),
+        snippets=snippets,
+        matched=tuple(matched),
+        text=fields.get(body_field(codes[0]), "")[:300],
+    )
+
+
+def _matched(
+    fields: dict, terms: dict[str, set[str]], marked: set[str], bodies: bool, schema: Schema
+) -> list[str]:
+    """Languages whose fields hold a word of the query: the highlighted snippets say it for
+    the bodies (`marked`); titles are read again, being short (cheaper than asking Whoosh
+    to record matched terms for every match)."""
+    langs = set(marked)
+    for name, lang in field_language().items():
+        wanted, text = terms.get(name), fields.get(name)
+        if lang in langs or not wanted or not text:
+            continue
+        if not bodies and not name.startswith("title_"):
+            continue
+        prefixes = tuple(w[:-1] for w in wanted if w.endswith("*"))
+        for token in schema[name].analyzer(text):
+            if token.text in wanted or (prefixes and token.text.startswith(prefixes)):
+                langs.add(lang)
+                break
+    return sorted(langs)
+
+
+def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:  # type: ignore[no-untyped-def]
+    text = hit.get(names[0], "")
+    if not text:
+        return ""
+    if request.snippets:
+        hit.results.formatter = Mark()
+        hit.results.fragmenter = highlight.ContextFragmenter(maxchars=300, surround=80)
+        for name in names:
+            if hit.get(name):
+                marked = hit.highlights(name, top=2)
+                if marked:
+                    return marked
+    return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
