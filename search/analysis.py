@@ -25,7 +25,7 @@ from whoosh.analysis import (
 )
 from whoosh.support.charset import accent_map
 
-from .languages import configured
+from .conf import configured
 
 #: Stop words per analyzer. Rules words like "can", "not", "may", "each", "until" and "when"
 #: carry meaning here; only grammatical words are dropped.

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from . import languages
+from . import conf
 from .registry import kind_named
 
 MAX_QUERY = 500  # characters read; the rest is ignored (and said so by the page)
@@ -135,7 +135,7 @@ def _apply_filter(query: ParsedQuery, name: str, value: str) -> bool:
         if all(kinds):
             query.kinds.extend(k for k in kinds if k and k not in query.kinds)
             return True
-    elif name == "lang" and value in languages.codes():
+    elif name == "lang" and value in conf.codes():
         query.lang = value
         return True
     elif name == "release" and re.fullmatch(r"current|\d{4}-\d{2}-\d{2}", value):

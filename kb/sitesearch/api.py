@@ -9,7 +9,7 @@ from django.utils import translation
 from ninja import Query, Router, Schema
 
 from config import languages
-from search.registry import kinds
+from search import registry
 
 from . import service
 
@@ -60,7 +60,7 @@ class SearchParams(Schema):
 
 @router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
-    kinds = [k for k in params.kind.split(",") if k in kinds()]
+    kinds = [k for k in params.kind.split(",") if k in registry.kinds()]
     with translation.override(languages.supported(params.lang) or languages.SOURCE):
         found = service.search(
             params.q,

@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 
 from config import languages
 from search.documents import Hit
-from search.registry import document_type, kinds
+from search import registry
+from search.registry import document_type
 
 from . import service
 
@@ -42,7 +43,7 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
-    kinds = [k for k in request.GET.getlist("kind") if k in kinds()]
+    kinds = [k for k in request.GET.getlist("kind") if k in registry.kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = languages.supported(request.GET.get("lang"))
     page = _page_number(request.GET.get("page"))
@@ -58,7 +59,7 @@ def search(request: HttpRequest) -> HttpResponse:
             "active": k in found.kinds,
             "url": _url(request, kind=[] if found.kinds == [k] else [k]),
         }
-        for k in kinds()
+        for k in registry.kinds()
         if document_type(k)
     ]
     first = max(1, results.page - PAGE_WINDOW)

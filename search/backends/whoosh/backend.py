@@ -3,7 +3,7 @@
 
 The roles live in modules of their own: the fields (schema), the folder swap (folders), the
 searcher lifecycle, memo and warming (searchers), compiling a request (compiling), scoring the
-query tree (matching), hits and snippets (results), autocomplete and did-you-mean
+query tree (scoring), hits and snippets (results), autocomplete and did-you-mean
 (suggesting). This class joins them behind search.backend.SearchBackend.
 """
 
@@ -23,7 +23,7 @@ from search.backend import IndexStats, SearchBackend, SearchRequest, Suggestion
 from search.documents import Hit, Results, SearchDocument
 from search.registry import kinds as registered_kinds
 
-from . import matching, suggesting
+from . import scoring, suggesting
 from .compiling import compile_request
 from .folders import LiveFolder
 from .results import query_terms, to_hit
@@ -125,10 +125,10 @@ class WhooshBackend(Searchers, SearchBackend):
         if query is None:
             return Results([], 0, request.page, request.per_page)
         # Whoosh's own collectors walk the query a document at a time (and its block-quality
-        # skipping loops forever on some unions of fields); see matching for why the leaves
+        # skipping loops forever on some unions of fields); see scoring for why the leaves
         # are scored once per searcher and combined with numpy instead. Every match is known,
         # so the counts per kind (the kind filters show them) are exact.
-        matched, scores = matching.evaluate(query, self._leaves(s))
+        matched, scores = scoring.evaluate(query, self._leaves(s))
         scope = self._scope(s, request.release)
         if scope is not None:
             matched &= scope
@@ -146,7 +146,7 @@ class WhooshBackend(Searchers, SearchBackend):
         if kinds:
             matched &= np.isin(codes, [known.index(k) for k in kinds if k in known])
         limit = request.page * request.per_page
-        found = searching.Results(s, query, matching.top(scores, np.flatnonzero(matched), limit))
+        found = searching.Results(s, query, scoring.top(scores, np.flatnonzero(matched), limit))
         start = (request.page - 1) * request.per_page
         terms = query_terms(query)
         hits = [

@@ -10,7 +10,7 @@ from whoosh import highlight
 from whoosh.fields import Schema
 from whoosh.query import Prefix, Query
 
-from search import languages
+from search import conf
 from search.backend import SearchRequest
 from search.documents import Hit
 
@@ -52,7 +52,7 @@ def query_terms(query: Query) -> dict[str, set[str]]:
 
 def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Schema) -> Hit:  # type: ignore[no-untyped-def]
     fields = hit.fields()
-    codes = languages.codes()
+    codes = conf.codes()
     snippets = {
         code: _snippet(hit, (body_field(code), extra_field(code)), request) for code in codes
     }

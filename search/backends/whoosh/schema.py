@@ -2,7 +2,7 @@
 fills them.
 
 Field names carry the language code (`title_fr`); which languages exist comes from
-search.languages, so a new language is new fields here with no code change.
+search.conf, so a new language is new fields here with no code change.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 
-from search import analysis, languages
+from search import analysis, conf
 from search.documents import SearchDocument
 
 OPEN_END = dt.date.max.toordinal()
@@ -44,7 +44,7 @@ def language_fields() -> dict[str, tuple[tuple[str, float], ...]]:
             (body_field(code), BODY_BOOST),
             (extra_field(code), EXTRA_BOOST),
         )
-        for code in languages.codes()
+        for code in conf.codes()
     }
 
 
@@ -56,7 +56,7 @@ def field_language() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def prefix_fields() -> tuple[tuple[str, float], ...]:
-    codes = languages.codes()
+    codes = conf.codes()
     return tuple(
         [(title_field(c), TITLE_PREFIX_BOOST) for c in codes]
         + [(body_field(c), BODY_PREFIX_BOOST) for c in codes]
@@ -64,12 +64,12 @@ def prefix_fields() -> tuple[tuple[str, float], ...]:
 
 
 def title_fields() -> list[str]:
-    return [title_field(c) for c in languages.codes()]
+    return [title_field(c) for c in conf.codes()]
 
 
 def schema() -> Schema:
     texts = {}
-    for code, analyzer in languages.configured():
+    for code, analyzer in conf.configured():
         # Titles (headings, glossary terms, card names) are unstemmed: prefixes match
         # ("Audaci*") and their words are the did-you-mean dictionary. Titles are also
         # columns: autocomplete reads them all at once (see suggesting.read_catalogue).
@@ -109,7 +109,7 @@ def document_fields(doc: SearchDocument) -> dict:
         "valid_from": doc.valid_from.toordinal() if doc.valid_from else 0,
         "valid_to": doc.valid_to.toordinal() if doc.valid_to else OPEN_END,
     }
-    for code in languages.codes():
+    for code in conf.codes():
         fields[title_field(code)] = doc.titles.get(code, "")
         fields[body_field(code)] = doc.bodies.get(code, "")
         fields[extra_field(code)] = doc.extras.get(code, "")

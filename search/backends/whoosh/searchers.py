@@ -22,7 +22,7 @@ from whoosh.query import Query, Term
 from search.backend import SearchUnavailable
 from search.registry import kinds as registered_kinds
 
-from . import matching, suggesting
+from . import scoring, suggesting
 from .compiling import release_filter
 from .folders import LiveFolder
 from .schema import language_fields
@@ -193,8 +193,8 @@ class Searchers:
     def _dictionary(self, s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
         return self._memoized(s, ("dictionary",), lambda: suggesting.read_dictionary(s))
 
-    def _leaves(self, s) -> matching.LeafCache:  # type: ignore[no-untyped-def]
-        return self._memoized(s, ("leaves",), lambda: matching.LeafCache(s))
+    def _leaves(self, s) -> scoring.LeafCache:  # type: ignore[no-untyped-def]
+        return self._memoized(s, ("leaves",), lambda: scoring.LeafCache(s))
 
     def _kind_codes(self, s) -> np.ndarray:  # type: ignore[no-untyped-def]
         """Each document's kind as its index in the registered kinds (their count for another

@@ -17,7 +17,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 from whoosh.fields import Schema
 
-from search import analysis, languages
+from search import analysis, conf
 from search.backend import Suggestion
 
 from .schema import body_field, title_field
@@ -38,7 +38,7 @@ def read_catalogue(s, live: np.ndarray) -> Catalogue:  # type: ignore[no-untyped
     reader = s.reader()
     folded: dict[str, str] = {}
     rows = []
-    for lang in languages.codes():
+    for lang in conf.codes():
         for n, title in enumerate(reader.column_reader(title_field(lang))):
             if title and live[n]:
                 key = folded.get(title)
@@ -98,7 +98,7 @@ def read_dictionary(s) -> tuple[list[str], list[int]]:  # type: ignore[no-untype
     """The words of all titles with their document frequencies."""
     counts: dict[str, int] = {}
     reader = s.reader()
-    for lang in languages.codes():
+    for lang in conf.codes():
         for term, info in reader.iter_field(title_field(lang)):
             text = term.decode() if isinstance(term, bytes) else term
             if text.isalpha() and len(text) > 2:
@@ -121,7 +121,7 @@ def closest(word: str, dictionary: tuple[list[str], list[int]]) -> str | None:
 
 def known(s, schema: Schema, word: str) -> bool:  # type: ignore[no-untyped-def]
     """Whether any title or body field holds the word (as that field analyses it)."""
-    codes = languages.codes()
+    codes = conf.codes()
     for name in [title_field(c) for c in codes] + [body_field(c) for c in codes]:
         for token in schema[name].analyzer(word, mode="query"):
             if s.doc_frequency(name, token.text):

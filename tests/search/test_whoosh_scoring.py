@@ -1,4 +1,4 @@
-"""The Whoosh backend combines leaf postings with numpy (search.backends.whoosh.matching): it must
+"""The Whoosh backend combines leaf postings with numpy (search.backends.whoosh.scoring): it must
 match and score exactly what Whoosh's own document-at-a-time search does."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
 
 from kb.sitesearch.service import _without_stop_words
 from search.backend import SearchRequest
-from search.backends.whoosh import matching
+from search.backends.whoosh import scoring
 from search.backends.whoosh.compiling import compile_request
 from search.backends.whoosh.schema import schema
 from search.syntax import parse
@@ -67,7 +67,7 @@ def _whoosh(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
 
 
 def _ours(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
-    mask, scores = matching.evaluate(query, matching.LeafCache(s))
+    mask, scores = scoring.evaluate(query, scoring.LeafCache(s))
     return {int(n): float(scores[n]) for n in np.flatnonzero(mask)}
 
 
@@ -105,12 +105,12 @@ def test_matches_and_scores_are_whooshs(searcher, query) -> None:  # type: ignor
 
 def test_top_orders_by_score_then_document_number() -> None:
     scores = np.array([1.0, 3.0, 2.0, 3.0, 2.0, 0.5])
-    assert matching.top(scores, np.arange(6), 3) == [(3.0, 1), (3.0, 3), (2.0, 2)]
-    assert matching.top(scores, np.array([0, 4, 5]), 10) == [(2.0, 4), (1.0, 0), (0.5, 5)]
+    assert scoring.top(scores, np.arange(6), 3) == [(3.0, 1), (3.0, 3), (2.0, 2)]
+    assert scoring.top(scores, np.array([0, 4, 5]), 10) == [(2.0, 4), (1.0, 0), (0.5, 5)]
 
 
 def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:  # type: ignore[no-untyped-def]
-    cache = matching.LeafCache(searcher, budget=400)
+    cache = scoring.LeafCache(searcher, budget=400)
     sizes = [len(cache.leaf(Term("body_en", w))[0]) for w in ("trampl", "creatur", "abil")]
     assert sum(sizes) > 400  # so something had to go
     assert cache._postings <= 400 or len(cache._leaves) == 1
@@ -138,9 +138,9 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
         allowed = set(np.flatnonzero(scope).tolist())
         theirs = s.search(query, limit=None, filter=allowed)
         expected = [(round(h.score, 9), h.docnum) for h in theirs[:10]]
-        mask, scores = matching.evaluate(query, backend._leaves(s))
+        mask, scores = scoring.evaluate(query, backend._leaves(s))
         mask &= scope
-        got = matching.top(scores, np.flatnonzero(mask), 10)
+        got = scoring.top(scores, np.flatnonzero(mask), 10)
         assert int(mask.sum()) == len(theirs), q
         assert [(round(score, 9), n) for score, n in got] == expected, q
         compared += 1

@@ -1,4 +1,4 @@
-"""The languages the engine indexes: (code, analyzer name) pairs from settings.
+"""The engine's settings: the languages it indexes: (code, analyzer name) pairs from settings.
 
 The engine learns them from `settings.SEARCH_LANGUAGES` (the project builds it from its own
 declaration of languages) and imports nothing of the site; without the setting it indexes

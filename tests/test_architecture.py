@@ -1,0 +1,157 @@
+"""The import rules of DESIGN.md, read from the source: dependencies point one way and no
+module imports itself back through others.
+
+Imports inside functions count too: a function-level import is how a cycle hides.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("config", "kb", "rulings", "search", "bench")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imported(module: str, path: Path) -> Iterator[tuple[str, int]]:
+    """Every module `module` imports (absolute names), with the line."""
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                yield (submodule if submodule in MODULES else target), node.lineno
+
+
+def _project_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for module, path in MODULES.items():
+        for target, _ in _imported(module, path):
+            while target and target not in MODULES:  # `import kb.models.rules as r` etc.
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                edges[module].add(target)
+    return edges
+
+
+def _violations(source: str, forbidden: tuple[str, ...]) -> list[str]:
+    out = []
+    for module, path in MODULES.items():
+        if module != source and not module.startswith(f"{source}."):
+            continue
+        for target, line in _imported(module, path):
+            top = target.split(".")[0]
+            if any(target == f or target.startswith(f"{f}.") for f in forbidden) or (
+                top in forbidden
+            ):
+                out.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("source", "forbidden"),
+    [
+        ("search", ("kb", "rulings", "bench", "config")),  # the engine knows documents only
+        ("kb", ("rulings", "bench")),  # rulings plugs into kb through registries and signals
+        ("rulings", ("bench",)),
+        ("kb.crtext", ("django", "search", "kb.models", "kb.archive", "rulings")),  # pure text
+        ("config.languages", ("django",)),  # settings read it before Django is set up
+    ],
+)
+def test_dependencies_point_one_way(source: str, forbidden: tuple[str, ...]) -> None:
+    assert _violations(source, forbidden) == []
+
+
+def test_no_import_cycles() -> None:
+    """Tarjan's strongly connected components of the module graph: each must be one module."""
+    edges = _project_edges()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+def test_the_scan_sees_what_it_checks() -> None:
+    """The rules above would pass on an empty scan: the scan must find the known edges."""
+    edges = _project_edges()
+    assert len(MODULES) > 80
+    assert "search.registry" in edges["search.indexing"]
+    assert "search.backend" in edges["kb.sitesearch.service"]
+    assert "kb.crtext.numbers" in MODULES
+
+
+#: Names that repeat because each app has one of the same job: Django's conventions, and the
+#: apps' own (documents: what an app indexes; rendering: its texts as HTML; sources: where
+#: its imports read from; backend: the search interface and each implementation).
+SAME_JOB = {
+    "__init__", "admin", "api", "apps", "models", "urls", "views", "signals", "translation",
+    "management", "commands", "selectors", "hooks", "documents", "rendering", "sources",
+    "backend",
+}  # fmt: skip
+
+
+def test_no_two_modules_share_a_name_for_different_jobs() -> None:
+    """A name used twice for different jobs hides what each holds (models are named for their
+    subject, and benchmarks for what they measure: both are exempt)."""
+    seen: dict[str, list[str]] = {}
+    for module in MODULES:
+        name = module.rsplit(".", 1)[-1]
+        if name in SAME_JOB or ".models." in module or module.startswith("bench."):
+            continue
+        seen.setdefault(name, []).append(module)
+    assert {n: ms for n, ms in seen.items() if len(ms) > 1} == {}
