@@ -15,8 +15,8 @@ from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 
 from config import languages
-from search.documents import Hit
 from search import registry
+from search.documents import Hit
 from search.registry import document_type
 
 from . import service
