@@ -204,7 +204,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
     same queries as AND of words, scoped to the current release, counts per kind and the top
     10 with snippets: the bar the issue sets."""
     from kb.models import Release
-    from kb.sitesearch.service import _without_stop_words
+    from kb.sitesearch.service import without_stop_words
     from search.indexing import all_documents
     from search.syntax import Phrase, parse
 
@@ -234,7 +234,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
     samples = []
     for _ in range(ROUNDS):
         for q in queries:
-            groups = _without_stop_words(parse(q).groups)
+            groups = without_stop_words(parse(q).groups)
             words = [
                 '"' + item.text.replace('"', "") + '"'
                 for g in groups
