@@ -7,23 +7,12 @@ for the issue notes instead of failing builds. It uses its own throwaway SQLite 
 from __future__ import annotations
 
 import itertools
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-
-def _setup(var_dir: str) -> None:
-    os.environ["KB_VAR_DIR"] = var_dir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-    # Imports are timed alone: the search bench measures indexing (the outbox waits).
-    os.environ.setdefault("KB_SEARCH_AUTO_DRAIN", "0")
-    import django
-
-    django.setup()
+from bench.environment import pages_in_fresh_process, setup_inherited, throwaway_var_dir
 
 
 def _p95(samples: list[float]) -> float:
@@ -32,11 +21,10 @@ def _p95(samples: list[float]) -> float:
 
 def main() -> int:
     if "--pages" in sys.argv:
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return pages()
-    with tempfile.TemporaryDirectory(prefix="kb-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
+    with throwaway_var_dir("kb-bench-") as var_dir:
+        return run(var_dir)
 
 
 def run(var_dir: Path) -> int:
@@ -128,25 +116,6 @@ def run(var_dir: Path) -> int:
 
     pages_in_fresh_process("bench.kb", var_dir)
     return 0
-
-
-def pages_in_fresh_process(module: str, var_dir: Path) -> None:
-    """Run `module --pages` on this benchmark's database in a new process, like a web
-    worker's (this one holds the import's caches), and print what it measures."""
-    import subprocess
-
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    out = subprocess.run(
-        [sys.executable, "-m", module, "--pages"],
-        env={**os.environ, "KB_VAR_DIR": str(var_dir)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    print(out, end="")
 
 
 def current_numbers() -> list[str]:

@@ -6,24 +6,22 @@ throwaway SQLite database (rules archive, then cards), like bench.kb.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.kb import _p95, _setup, pages_in_fresh_process
+from bench.environment import pages_in_fresh_process, setup_inherited, throwaway_var_dir
+from bench.kb import _p95
 
 
 def main() -> int:
     if "--pages" in sys.argv:
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return pages()
-    with tempfile.TemporaryDirectory(prefix="rulings-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
+    with throwaway_var_dir("rulings-bench-") as var_dir:
+        return run(var_dir)
 
 
 def figure(name: str, value: str) -> None:

@@ -15,11 +15,11 @@ import random
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.kb import _p95, _setup
+from bench.environment import setup_inherited, throwaway_var_dir
+from bench.kb import _p95
 
 ROUNDS = 3
 CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
@@ -32,11 +32,10 @@ def figure(name: str, value: str) -> None:
 def main() -> int:
     role = sys.argv[1] if len(sys.argv) > 1 else ""
     if role in ("--writer", "--reader"):
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return writer(int(sys.argv[2])) if role == "--writer" else reader(float(sys.argv[2]))
-    with tempfile.TemporaryDirectory(prefix="search-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
+    with throwaway_var_dir("search-bench-") as var_dir:
+        return run(var_dir)
 
 
 def run(var_dir: Path) -> int:
