@@ -27,8 +27,8 @@ def run(var_dir: Path) -> int:
     from django.conf import settings
     from django.core.management import call_command
 
+    from bench.card_names import top5_accuracy
     from bench.linking_eval import evaluate
-    from rulings.card_queries import top5_accuracy
     from rulings.importing import import_cards
     from rulings.linking import link_rulings
     from rulings.vocabulary import build_vocabulary
