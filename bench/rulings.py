@@ -28,7 +28,7 @@ def run(var_dir: Path) -> int:
     from django.core.management import call_command
 
     from bench.card_names import top5_accuracy
-    from bench.linking_eval import evaluate
+    from bench.linking import evaluate
     from rulings.importing import import_cards
     from rulings.linking import link_rulings
     from rulings.vocabulary import build_vocabulary
