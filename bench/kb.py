@@ -7,36 +7,20 @@ for the issue notes instead of failing builds. It uses its own throwaway SQLite 
 from __future__ import annotations
 
 import itertools
-import os
-import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-
-def _setup(var_dir: str) -> None:
-    os.environ["KB_VAR_DIR"] = var_dir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
-    # Imports are timed alone: the search bench measures indexing (the outbox waits).
-    os.environ.setdefault("KB_SEARCH_AUTO_DRAIN", "0")
-    import django
-
-    django.setup()
-
-
-def _p95(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=20)[-1] if len(samples) > 1 else samples[0]
+from bench.environment import pages_in_fresh_process, setup_inherited, throwaway_var_dir
+from bench.measure import figure, ms_since, p95, time_each
 
 
 def main() -> int:
     if "--pages" in sys.argv:
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return pages()
-    with tempfile.TemporaryDirectory(prefix="kb-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
+    with throwaway_var_dir("kb-bench-") as var_dir:
+        return run(var_dir)
 
 
 def run(var_dir: Path) -> int:
@@ -56,12 +40,6 @@ def run(var_dir: Path) -> int:
         print(f"no shared data at {cr_en}: nothing to measure", file=sys.stderr)
         return 1
     files = sorted(cr_en.glob("*.txt"))
-    figures: list[tuple[str, str]] = []
-
-    def figure(name: str, value: str) -> None:
-        figures.append((name, value))
-        print(f"{name:<52} {value}", flush=True)
-
     # Parsing.
     largest = max(files, key=lambda p: p.stat().st_size)
     data = largest.read_bytes()
@@ -115,38 +93,15 @@ def run(var_dir: Path) -> int:
     dates = list(Release.objects.values_list("effective_date", flat=True))
     numbers = list(RuleNumber.objects.values_list("number", flat=True).distinct()[:3000])
     rng = random.Random(1)
-    samples = []
-    for _ in range(500):
-        number, date = (
-            rng.choice(numbers),
-            rng.choice(dates) + dt.timedelta(days=rng.randint(0, 40)),
-        )
-        t = time.perf_counter()
-        rule_as_of(number, date)
-        samples.append(time.perf_counter() - t)
-    figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
+    asked = [
+        (rng.choice(numbers), rng.choice(dates) + dt.timedelta(days=rng.randint(0, 40)))
+        for _ in range(500)
+    ]
+    samples = time_each(lambda pair: rule_as_of(*pair), asked)
+    figure("rule_as_of(number, any date) p95", f"{p95(samples):.2f} ms")
 
     pages_in_fresh_process("bench.kb", var_dir)
     return 0
-
-
-def pages_in_fresh_process(module: str, var_dir: Path) -> None:
-    """Run `module --pages` on this benchmark's database in a new process, like a web
-    worker's (this one holds the import's caches), and print what it measures."""
-    import subprocess
-
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    out = subprocess.run(
-        [sys.executable, "-m", module, "--pages"],
-        env={**os.environ, "KB_VAR_DIR": str(var_dir)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    print(out, end="")
 
 
 def current_numbers() -> list[str]:
@@ -181,21 +136,13 @@ def pages() -> int:
     ]
     for url in urls[:20]:
         client.get(url)
-    samples = []
-    for url in urls:
-        t = time.perf_counter()
-        client.get(url)
-        samples.append(time.perf_counter() - t)
-    print(f"{'rule page, random number and release, p95':<52} {_p95(samples) * 1000:.1f} ms")
+    samples = time_each(client.get, urls)
+    figure("rule page, random number and release, p95", f"{p95(samples):.1f} ms")
     history = [f"/en/rules/{n}/history/" for n in rng.sample(current_numbers(), 200)]
     for url in history[:10]:
         client.get(url)
-    samples = []
-    for url in history:
-        t = time.perf_counter()
-        client.get(url)
-        samples.append(time.perf_counter() - t)
-    print(f"{'history page, random current rule, p95':<52} {_p95(samples) * 1000:.1f} ms")
+    samples = time_each(client.get, history)
+    figure("history page, random current rule, p95", f"{p95(samples):.1f} ms")
     from django.core.cache import cache
 
     from kb.history import release_diff
@@ -206,35 +153,30 @@ def pages() -> int:
         cache.clear()
         t = time.perf_counter()
         release_diff(old, new)
-        computed.append(time.perf_counter() - t)
+        computed.append(ms_since(t))
         cache.clear()
         url = f"/en/diff/{old.effective_date}..{new.effective_date}/"
         t = time.perf_counter()
         client.get(url)
-        uncached.append(time.perf_counter() - t)
+        uncached.append(ms_since(t))
         t = time.perf_counter()
         client.get(url)
-        cached.append(time.perf_counter() - t)
+        cached.append(ms_since(t))
     for label, samples in (
         ("diff of neighbouring releases computed, p95", computed),
         ("diff page of neighbouring releases, uncached, p95", uncached),
         ("diff page of neighbouring releases, cached, p95", cached),
     ):
-        print(f"{label:<52} {_p95(samples) * 1000:.1f} ms")
+        figure(label, f"{p95(samples):.1f} ms")
     cache.clear()
     first = Release.objects.get(effective_date=dt.date(2010, 2, 1))
     t = time.perf_counter()
     release_diff(first, releases[-1])
-    elapsed = (time.perf_counter() - t) * 1000
-    print(f"{'diff 2010-02-01 -> current computed (uncached)':<52} {elapsed:.0f} ms")
+    figure("diff 2010-02-01 -> current computed (uncached)", f"{ms_since(t):.0f} ms")
     for url in ("/en/rules/602.2a/", "/en/rules/702/", "/en/rules/100/", "/en/current/glossary/"):
         client.get(url)
-        samples = []
-        for _ in range(20):
-            t = time.perf_counter()
-            client.get(url)
-            samples.append(time.perf_counter() - t)
-        print(f"{'page ' + url + ' p95':<52} {_p95(samples) * 1000:.1f} ms")
+        samples = time_each(client.get, [url] * 20)
+        figure(f"page {url} p95", f"{p95(samples):.1f} ms")
     return 0
 
 

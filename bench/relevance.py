@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,12 +37,6 @@ class Scores:
     queries: int
     by_category: dict[str, float] = field(default_factory=dict)  # MRR per category
     ranks: list[tuple[str, int | None]] = field(default_factory=list)
-    latencies_ms: list[float] = field(default_factory=list)
-
-    @property
-    def p95_ms(self) -> float:
-        ordered = sorted(self.latencies_ms)
-        return ordered[max(0, round(0.95 * len(ordered)) - 1)] if ordered else 0.0
 
     def misses(self) -> list[tuple[str, int | None]]:
         return [(q, r) for q, r in self.ranks if r != 1]
@@ -57,11 +50,9 @@ def evaluate(path: Path) -> Scores:
     rows = load(path)
     reciprocal: dict[str, list[float]] = {}
     recall: list[bool] = []
-    ranks, latencies = [], []
+    ranks = []
     for row in rows:
-        started = time.perf_counter()
         page = search(row["q"], per_page=10)
-        latencies.append((time.perf_counter() - started) * 1000)
         rank = next(
             (
                 i
@@ -81,5 +72,4 @@ def evaluate(path: Path) -> Scores:
         queries=len(rows),
         by_category={k: statistics.fmean(v) for k, v in reciprocal.items()},
         ranks=ranks,
-        latencies_ms=latencies,
     )

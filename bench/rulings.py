@@ -6,36 +6,29 @@ throwaway SQLite database (rules archive, then cards), like bench.kb.
 
 from __future__ import annotations
 
-import os
 import random
-import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.kb import _p95, _setup, pages_in_fresh_process
+from bench.environment import pages_in_fresh_process, setup_inherited, throwaway_var_dir
+from bench.measure import figure, median, p95, time_each
 
 
 def main() -> int:
     if "--pages" in sys.argv:
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return pages()
-    with tempfile.TemporaryDirectory(prefix="rulings-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
-
-
-def figure(name: str, value: str) -> None:
-    print(f"{name:<52} {value}", flush=True)
+    with throwaway_var_dir("rulings-bench-") as var_dir:
+        return run(var_dir)
 
 
 def run(var_dir: Path) -> int:
     from django.conf import settings
     from django.core.management import call_command
 
-    from bench.linking_eval import evaluate
-    from rulings.card_queries import top5_accuracy
+    from bench.card_names import top5_accuracy
+    from bench.linking import evaluate
     from rulings.importing import import_cards
     from rulings.linking import link_rulings
     from rulings.vocabulary import build_vocabulary
@@ -76,16 +69,17 @@ def run(var_dir: Path) -> int:
     return 0
 
 
-def _timed(client, urls: list[str], warm: int = 10) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _timed(client, urls: list[str], warm: int = 10) -> str:  # type: ignore[no-untyped-def]
+    """The p95 and median of GET `urls` (each must answer 200), after `warm` of them."""
     for url in urls[:warm]:
         client.get(url)
-    samples = []
-    for url in urls:
-        t = time.perf_counter()
+
+    def get(url: str) -> None:
         response = client.get(url)
-        samples.append(time.perf_counter() - t)
         assert response.status_code == 200, (url, response.status_code)
-    return _p95(samples) * 1000, statistics.median(samples) * 1000
+
+    samples = time_each(get, urls)
+    return f"{p95(samples):.1f} ms (median {median(samples):.1f})"
 
 
 def _queries(client, url: str) -> int:  # type: ignore[no-untyped-def]
@@ -116,10 +110,7 @@ def pages() -> int:
             word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
         queries.append(word)
     urls = [f"/api/v1/cards/autocomplete?q={q}" for q in queries]
-    p95, median = _timed(client, urls)
-    figure(
-        "autocomplete p95 (300 prefixes, 30 % with typos)", f"{p95:.1f} ms (median {median:.1f})"
-    )
+    figure("autocomplete p95 (300 prefixes, 30 % with typos)", _timed(client, urls))
 
     with transaction.atomic():  # a card with 200 rulings, rolled back afterwards
         ids = rng.sample(list(Ruling.objects.values_list("id", flat=True)), 200)
@@ -130,8 +121,7 @@ def pages() -> int:
         )
         link_rulings([r.pk for r in made])
         url = "/en/cards/bench-card/"
-        p95, median = _timed(client, [url] * 60)
-        figure("card page with 200 rulings p95", f"{p95:.1f} ms (median {median:.1f})")
+        figure("card page with 200 rulings p95", _timed(client, [url] * 60))
         figure("  its queries", str(_queries(client, url)))
         transaction.set_rollback(True)
     small = "/en/cards/acorn-catapult/"
@@ -139,8 +129,7 @@ def pages() -> int:
     for number in ("608.2b", "603"):
         url = f"/en/current/rules/{number}/"
         count = RulingLink.objects.filter(current_number=number).count()
-        p95, median = _timed(client, [url] * 60)
-        figure(f"rule page {number} ({count:,} rulings) p95", f"{p95:.1f} ms (median {median:.1f})")
+        figure(f"rule page {number} ({count:,} rulings) p95", _timed(client, [url] * 60))
         figure("  its queries", str(_queries(client, url)))
     return 0
 

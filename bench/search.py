@@ -15,28 +15,23 @@ import random
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.kb import _p95, _setup
+from bench.environment import setup_inherited, throwaway_var_dir
+from bench.measure import figure, median, ms_since, p95, time_each
 
 ROUNDS = 3
 CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
 
 
-def figure(name: str, value: str) -> None:
-    print(f"{name:<58} {value}", flush=True)
-
-
 def main() -> int:
     role = sys.argv[1] if len(sys.argv) > 1 else ""
     if role in ("--writer", "--reader"):
-        _setup(os.environ["KB_VAR_DIR"])
+        setup_inherited()
         return writer(int(sys.argv[2])) if role == "--writer" else reader(float(sys.argv[2]))
-    with tempfile.TemporaryDirectory(prefix="search-bench-") as var_dir:
-        _setup(var_dir)
-        return run(Path(var_dir))
+    with throwaway_var_dir("search-bench-") as var_dir:
+        return run(var_dir)
 
 
 def run(var_dir: Path) -> int:
@@ -81,32 +76,22 @@ def run(var_dir: Path) -> int:
     queries = [json.loads(line)["q"] for line in relevance.read_text().splitlines() if line]
     ours = _latencies(queries)
     fts = fts5_latencies(queries)
-    figure("query p95, highlighting (ours / FTS5)", f"{_p95(ours):.1f} / {_p95(fts):.1f} ms")
-    figure("  median (ours / FTS5)", f"{_median(ours):.1f} / {_median(fts):.1f} ms")
-    figure("  ratio of p95s (target <= 3)", f"{_p95(ours) / _p95(fts):.1f}")
-    figure("search page, Django test client p95", f"{_p95(_http(queries)):.1f} ms")
-    figure("search page over HTTP (runserver, loopback) p95", f"{_p95(_served(queries)):.1f} ms")
-    figure("autocomplete p95", f"{_p95(_autocomplete(queries)):.1f} ms")
+    figure("query p95, highlighting (ours / FTS5)", f"{p95(ours):.1f} / {p95(fts):.1f} ms")
+    figure("  median (ours / FTS5)", f"{median(ours):.1f} / {median(fts):.1f} ms")
+    figure("  ratio of p95s (target <= 3)", f"{p95(ours) / p95(fts):.1f}")
+    figure("search page, Django test client p95", f"{p95(_http(queries)):.1f} ms")
+    figure("search page over HTTP (runserver, loopback) p95", f"{p95(_served(queries)):.1f} ms")
+    figure("autocomplete p95", f"{p95(_autocomplete(queries)):.1f} ms")
     cold = _cold(queries)
-    figure("query cold (no leaf scored) p95 / median", f"{_p95(cold):.0f} / {_median(cold):.0f} ms")
+    figure("query cold (no leaf scored) p95 / median", f"{p95(cold):.0f} / {median(cold):.0f} ms")
     concurrency(var_dir)
     return 0
-
-
-def _median(samples: list[float]) -> float:
-    return sorted(samples)[len(samples) // 2]
 
 
 def _latencies(queries: list[str]) -> list[float]:
     from kb.sitesearch.service import search
 
-    samples = []
-    for _ in range(ROUNDS):
-        for q in queries:
-            t = time.perf_counter()
-            search(q, per_page=10)
-            samples.append((time.perf_counter() - t) * 1000)
-    return samples
+    return time_each(lambda q: search(q, per_page=10), queries, rounds=ROUNDS)
 
 
 def _cold(queries: list[str]) -> list[float]:
@@ -122,7 +107,7 @@ def _cold(queries: list[str]) -> list[float]:
         forget()
         t = time.perf_counter()
         search(q, per_page=10)
-        samples.append((time.perf_counter() - t) * 1000)
+        samples.append(ms_since(t))
     forget()
     return samples
 
@@ -130,14 +115,13 @@ def _cold(queries: list[str]) -> list[float]:
 def _http(queries: list[str]) -> list[float]:
     from django.test import Client
 
-    client, samples = Client(), []
-    for _ in range(ROUNDS):
-        for q in queries:
-            t = time.perf_counter()
-            response = client.get("/en/search/", {"q": q, "all": "1"})
-            samples.append((time.perf_counter() - t) * 1000)
-            assert response.status_code == 200, q
-    return samples
+    client = Client()
+
+    def get(q: str) -> None:
+        response = client.get("/en/search/", {"q": q, "all": "1"})
+        assert response.status_code == 200, q
+
+    return time_each(get, queries, rounds=ROUNDS)
 
 
 def _served(queries: list[str]) -> list[float]:
@@ -168,16 +152,14 @@ def _served(queries: list[str]) -> list[float]:
                 break
             except OSError:
                 time.sleep(0.1)
-        samples = []
-        for round_ in range(ROUNDS + 1):
-            for q in queries:
-                t = time.perf_counter()
-                with urllib.request.urlopen(base + urllib.parse.quote(q), timeout=30) as r:
-                    r.read()
-                    assert r.status == 200, q
-                if round_:
-                    samples.append((time.perf_counter() - t) * 1000)
-        return samples
+
+        def get(q: str) -> None:
+            with urllib.request.urlopen(base + urllib.parse.quote(q), timeout=30) as r:
+                r.read()
+                assert r.status == 200, q
+
+        time_each(get, queries)  # opens the index and warms it
+        return time_each(get, queries, rounds=ROUNDS)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -187,13 +169,7 @@ def _autocomplete(queries: list[str]) -> list[float]:
     from kb.sitesearch.service import suggest
 
     prefixes = [q[:n] for q in queries for n in (3, 5, 8) if len(q) > n]
-    samples = []
-    for _ in range(ROUNDS):
-        for p in prefixes:
-            t = time.perf_counter()
-            suggest(p)
-            samples.append((time.perf_counter() - t) * 1000)
-    return samples
+    return time_each(suggest, prefixes, rounds=ROUNDS)
 
 
 # -- the FTS5 baseline ----------------------------------------------------------------------
@@ -204,7 +180,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
     same queries as AND of words, scoped to the current release, counts per kind and the top
     10 with snippets: the bar the issue sets."""
     from kb.models import Release
-    from kb.sitesearch.service import _without_stop_words
+    from kb.sitesearch.service import without_stop_words
     from search.indexing import all_documents
     from search.syntax import Phrase, parse
 
@@ -219,11 +195,11 @@ def fts5_latencies(queries: list[str]) -> list[float]:
         (
             (
                 d.kind,
-                d.title_en,
-                d.title_fr,
-                d.body_en,
-                d.body_fr,
-                d.extra_en,
+                d.titles.get("en", ""),
+                d.titles.get("fr", ""),
+                d.bodies.get("en", ""),
+                d.bodies.get("fr", ""),
+                d.extras.get("en", ""),
                 d.valid_from.toordinal() if d.valid_from else 0,
                 d.valid_to.toordinal() if d.valid_to else 10**7,
             )
@@ -234,7 +210,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
     samples = []
     for _ in range(ROUNDS):
         for q in queries:
-            groups = _without_stop_words(parse(q).groups)
+            groups = without_stop_words(parse(q).groups)
             words = [
                 '"' + item.text.replace('"', "") + '"'
                 for g in groups
@@ -256,7 +232,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
                 "0.3) LIMIT 10",
                 (match, today, today),
             ).fetchall()
-            samples.append((time.perf_counter() - t) * 1000)
+            samples.append(ms_since(t))
     return samples
 
 

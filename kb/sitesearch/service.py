@@ -106,7 +106,7 @@ def search(
     groups = list(parsed.groups)
     if lang != "en":  # before stop words go: "actions basées sur un état" is a term as typed
         groups = _expand_french(groups, out.via)
-    groups = _without_stop_words(groups)
+    groups = without_stop_words(groups)
     request = SearchRequest(
         groups=tuple(groups),
         excluded=tuple(parsed.excluded),
@@ -214,7 +214,7 @@ def _number(out: SearchPage, number: str, date: dt.date) -> None:
     out.jump = document_type("rule").url(hit, out.release_token)  # type: ignore[union-attr]
 
 
-def _without_stop_words(groups: list[Group]) -> list[Group]:
+def without_stop_words(groups: list[Group]) -> list[Group]:
     """One stop-word policy for every field: a stop word is never a required term (it would
     have to match in the fields that keep stop words). Quoted phrases keep theirs."""
     kept = []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.db.models import F
 
-from bench.linking_eval import evaluate
+from bench.linking import evaluate
 from kb.models import Release, RuleNumber
 from kb.models.versioning import valid_on
 from kb.signals import release_changed

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rulings.card_queries import top5_accuracy
+from bench.card_names import top5_accuracy
 from rulings.models import Card
 from rulings.names import normalize, search_cards
 

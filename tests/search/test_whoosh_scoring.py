@@ -13,7 +13,7 @@ import pytest
 from whoosh import index
 from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
 
-from kb.sitesearch.service import _without_stop_words
+from kb.sitesearch.service import without_stop_words
 from search.backend import SearchRequest
 from search.backends.whoosh import scoring
 from search.backends.whoosh.compiling import compile_request
@@ -131,7 +131,7 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
     rows = Path(__file__).with_name("relevance.jsonl").read_text().splitlines()
     compared = 0
     for q in (json.loads(line)["q"] for line in rows if line):
-        groups = _without_stop_words(parse(q).groups)
+        groups = without_stop_words(parse(q).groups)
         query = compile_request(SearchRequest(groups=tuple(groups)), backend._schema)
         if query is None:
             continue

@@ -1,12 +1,15 @@
-"""Measure the card-name search against the frozen queries in tests/rulings/card_queries.jsonl."""
+"""Measure the card-name search against the frozen queries in tests/rulings/card_queries.jsonl.
+
+An evaluation, not part of the app: the slow test asserts its floor, bench.rulings prints it.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from .models import Card
-from .names import search_cards
+from rulings.models import Card
+from rulings.names import search_cards
 
 
 def top5_accuracy(path: Path) -> tuple[float, list[tuple[str, str, list[str]]]]:
