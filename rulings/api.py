@@ -15,9 +15,9 @@ from kb import reading
 from kb.api import resolve_release
 from kb.crtext.numbers import is_number
 
-from .context import RulingView, ruling_views
 from .models import Card
 from .names import search_cards
+from .ruling_context import RulingView, ruling_views
 from .selectors import rulings_on
 
 router = Router(tags=["cards"])

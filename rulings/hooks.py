@@ -11,8 +11,8 @@ from django.conf import settings
 from kb.hooks import Panel, RulePage, register_rule_panel, register_site_data_loader
 from kb.models import VocabularyTerm
 
-from .context import ruling_views
 from .rendering import rulings_html
+from .ruling_context import ruling_views
 from .selectors import rulings_on
 
 PER_PAGE = 20

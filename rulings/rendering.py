@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from kb.templatetags.kb_tags import longdate, symbols
 
-from .context import LinkView, RulingView
+from .ruling_context import LinkView, RulingView
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from kb.reading import Releases
 
-from .context import ruling_views
 from .models import Card
 from .names import search_cards
 from .rendering import rulings_html
+from .ruling_context import ruling_views
 
 
 def card_list(request: HttpRequest) -> HttpResponse:

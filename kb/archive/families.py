@@ -28,8 +28,8 @@ from kb.models import (
 )
 from kb.models.versioning import valid_on
 
-from .analysis import analyse, hashes
 from .matching import Item, match_glossary, match_rules
+from .texts import analyse, hashes
 from .timeline import Cell, Family, Slot, Table, refresh_intervals
 
 

@@ -23,8 +23,8 @@ from kb.models.versioning import valid_on
 from kb.signals import release_changed
 from search.indexing import enqueue
 
-from .analysis import analyse
 from .families import GlossaryFamily, RuleFamily
+from .texts import analyse
 from .timeline import Cell, Column, Family, restitch
 
 

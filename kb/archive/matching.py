@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 
 from kb.crtext.numbers import parent_of
 
-from .analysis import analyse
+from .texts import analyse
 
 #: Minimum token similarity to pair two leftover entries of the same parent.
 PAIR_THRESHOLD = 0.5

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import models
@@ -137,19 +137,10 @@ def restitch(
         chain_lineage = _keyed_chain_lineages(family, columns, chains, earlier_exists)
     else:
         chain_lineage = _chain_lineages(family, columns, chains, earlier_exists)
+    window = _Window(columns, pred, chain_of, chain_lineage, earlier_exists, later_exists)
     touched: set[int] = set()
     for t, table in enumerate(family.tables):
-        touched |= _rebuild_table(
-            table,
-            t,
-            columns,
-            pred,
-            chain_of,
-            chain_lineage,
-            earlier_exists,
-            later_exists,
-            doomed[t],
-        )
+        touched |= _rebuild_table(table, t, window, doomed[t])
     candidates |= {c.lineage_id for col in columns for c in col.cells if c.lineage_id is not None}
     _delete_empty_lineages(family, candidates - set(chain_lineage))
     for table in family.tables:
@@ -297,34 +288,79 @@ def _set_keys(lineage_model: type[models.Model], rekey: dict[int, str]) -> None:
         update_rows(lineage_model, ["key"], [(key, lid) for lid, key in changed.items()])
 
 
-def _rebuild_table(
-    table: Table,
-    t: int,
-    columns: list[Column],
-    pred: list[dict[int, int]],
-    chain_of: list[list[int]],
-    chain_lineage: list[int],
-    earlier_exists: bool,
-    later_exists: bool,
-    doomed: Sequence[int],
-) -> set[int]:
-    m = len(columns) - 1
-    dates = [c.date for c in columns]
+@dataclass(slots=True)
+class _Window:
+    """What every table of the family shares while the window is rebuilt."""
 
-    # Group cells: linked cells of equal value share one row; an existing row that starts inside
-    # the window keeps its id unless an earlier column already holds it. Per group we keep its
-    # first and last cell, its row id, the rows its cells had (to reuse one) and a parsed source.
-    gid: list[list[int]] = []
-    first: list[tuple[int, int]] = []
-    last: list[tuple[int, int]] = []
-    row_of: list[int | None] = []
-    cands: list[list[int]] = []
-    source: list[Cell | None] = []
-    old: dict[int, tuple[Slot, int | None]] = {}  # row id -> (slot, lineage it had)
+    columns: list[Column]
+    pred: list[dict[int, int]]
+    chain_of: list[list[int]]
+    chain_lineage: list[int]
+    earlier_exists: bool
+    later_exists: bool
+
+    def lineage(self, j: int, i: int) -> int:
+        """The lineage of cell i of column j (its chain's)."""
+        return self.chain_lineage[self.chain_of[j][i]]
+
+
+@dataclass(slots=True)
+class _Groups:
+    """Cells of one table grouped into rows: linked cells of equal value share one.
+
+    Per group: its first and last cell, its row id, the rows its cells had (to reuse one) and a
+    parsed source; gid[j][i] is the group of cell i of column j.
+    """
+
+    gid: list[list[int]] = field(default_factory=list)
+    first: list[tuple[int, int]] = field(default_factory=list)
+    last: list[tuple[int, int]] = field(default_factory=list)
+    row_of: list[int | None] = field(default_factory=list)
+    cands: list[list[int]] = field(default_factory=list)
+    source: list[Cell | None] = field(default_factory=list)
+    old: dict[int, tuple[Slot, int | None]] = field(default_factory=dict)  # row -> (slot, lineage)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What a table's rows become: rows to update, rows to create, their intervals."""
+
+    updates: list[tuple[Any, ...]] = field(default_factory=list)
+    #: (group, values, parsed source or None, row copied from or None)
+    creates: list[tuple[int, tuple[Any, ...], Cell | None, int | None]] = field(
+        default_factory=list
+    )
+    touched: set[int] = field(default_factory=set)
+    interval: list[tuple[dt.date | None, dt.date | None]] = field(default_factory=list)
+
+
+def _rebuild_table(table: Table, t: int, window: _Window, doomed: Sequence[int]) -> set[int]:
+    """Rebuild the rows of one of the family's tables (`t`) over the window."""
+    groups = _group_cells(t, window)
+    _reuse_rows(groups)
+    plan = _plan_rows(table, t, window, groups)
+    _write_rows(table, plan, groups.row_of)
+    _mirror_new_columns(t, window, groups, plan.interval)
+    touched = plan.touched | _follow_after_window(table, window)
+    kept = set(groups.row_of)
+    dead = sorted({rid for rid in [*groups.old, *doomed] if rid not in kept})
+    for chunk in chunks(dead):
+        table.model.objects.filter(id__in=chunk).delete()
+    return touched
+
+
+def _group_cells(t: int, window: _Window) -> _Groups:
+    """Group cells; an existing row that starts inside the window keeps its id unless an
+    earlier column already holds it."""
+    columns = window.columns
+    dates = [c.date for c in columns]
+    groups = _Groups()
+    gid, first, last = groups.gid, groups.first, groups.last
+    row_of, cands, source, old = groups.row_of, groups.cands, groups.source, groups.old
     for j, col in enumerate(columns):
         prev_gid = gid[j - 1] if j else None
         prev_cells = columns[j - 1].cells if j else None
-        col_pred = pred[j]
+        col_pred = window.pred[j]
         col_gid: list[int] = []
         lower = dates[j - 1] if j else None
         for i, cell in enumerate(col.cells):
@@ -351,54 +387,81 @@ def _rebuild_table(
                 source[g] = cell
             col_gid.append(g)
         gid.append(col_gid)
+    return groups
+
+
+def _reuse_rows(groups: _Groups) -> None:
+    """Give a group without a row of its own a row one of its cells had, if no group has it."""
+    row_of = groups.row_of
     used = {r for r in row_of if r is not None}
     for g, rid in enumerate(row_of):
         if rid is None:
-            for c in cands[g]:
+            for c in groups.cands[g]:
                 if c not in used:
                     row_of[g] = c
                     used.add(c)
                     break
 
-    updates: list[tuple[Any, ...]] = []
-    creates: list[tuple[int, tuple[Any, ...], Cell | None, int | None]] = []
-    touched: set[int] = set()
-    interval: list[tuple[dt.date | None, dt.date | None]] = []
-    for g in range(len(first)):
-        j0, i0 = first[g]
-        j1, i1 = last[g]
+
+def _plan_rows(table: Table, t: int, window: _Window, groups: _Groups) -> _Plan:
+    """Each group's interval and lineage: an update where its row changed, else a new row
+    (from the parsed entry, or a copy of the row its first cell had)."""
+    columns = window.columns
+    plan = _Plan()
+    for g in range(len(groups.first)):
+        j0, i0 = groups.first[g]
         fslot = columns[j0].cells[i0].slots[t]
-        rid = row_of[g]
-        if j0 == 0 and earlier_exists and rid is not None and rid == fslot.row_id:
-            valid_from = fslot.old_from
-        else:
-            valid_from = dates[j0]
-        if j1 < m:
-            valid_to = dates[j1 + 1]
-        elif later_exists:
-            valid_to = columns[j1].cells[i1].slots[t].old_to
-        else:
-            valid_to = None
-        interval.append((valid_from, valid_to))
-        lineage_id = chain_lineage[chain_of[j0][i0]]
-        if j0 > 0 or not earlier_exists:
-            touched.add(lineage_id)
+        rid = groups.row_of[g]
+        valid_from, valid_to = _interval(t, window, groups, g)
+        plan.interval.append((valid_from, valid_to))
+        lineage_id = window.lineage(j0, i0)
+        if j0 > 0 or not window.earlier_exists:
+            plan.touched.add(lineage_id)
         if rid is not None:
-            o, old_lineage = old[rid]
+            o, old_lineage = groups.old[rid]
             if o.old_from != valid_from or o.old_to != valid_to or old_lineage != lineage_id:
-                updates.append((valid_from, valid_to, lineage_id, rid))
-                touched.add(lineage_id)
+                plan.updates.append((valid_from, valid_to, lineage_id, rid))
+                plan.touched.add(lineage_id)
             continue
-        src = source[g]
+        src = groups.source[g]
         if src is not None:
             values, copied_from = table.new_values(src), None
         else:
             copied_from = fslot.row_id
             values = table.model.objects.filter(pk=copied_from).values_list(*table.fields)[0]
-        creates.append((g, (*values, valid_from, valid_to, lineage_id), src, copied_from))
-        touched.add(lineage_id)
+        plan.creates.append((g, (*values, valid_from, valid_to, lineage_id), src, copied_from))
+        plan.touched.add(lineage_id)
+    return plan
 
-    update_rows(table.model, ["valid_from", "valid_to", table.lineage_field], updates)
+
+def _interval(
+    t: int, window: _Window, groups: _Groups, g: int
+) -> tuple[dt.date | None, dt.date | None]:
+    """A group's interval: from its first column (or earlier, for a row running into the window)
+    to the column after its last (or later, for a row running on past the window)."""
+    columns = window.columns
+    m = len(columns) - 1
+    j0, i0 = groups.first[g]
+    j1, i1 = groups.last[g]
+    fslot = columns[j0].cells[i0].slots[t]
+    rid = groups.row_of[g]
+    if j0 == 0 and window.earlier_exists and rid is not None and rid == fslot.row_id:
+        valid_from = fslot.old_from
+    else:
+        valid_from = columns[j0].date
+    if j1 < m:
+        valid_to = columns[j1 + 1].date
+    elif window.later_exists:
+        valid_to = columns[j1].cells[i1].slots[t].old_to
+    else:
+        valid_to = None
+    return valid_from, valid_to
+
+
+def _write_rows(table: Table, plan: _Plan, row_of: list[int | None]) -> None:
+    """Apply the plan; created rows' ids go into `row_of`, and their children are stored."""
+    update_rows(table.model, ["valid_from", "valid_to", table.lineage_field], plan.updates)
+    creates = plan.creates
     if creates:
         ids = insert_returning(
             table.model,
@@ -412,40 +475,46 @@ def _rebuild_table(
         if copies:
             table.copy_children(copies)  # type: ignore[arg-type]
 
-    # The new column now mirrors the database: callers may reuse it as the next import's P.
-    for j, col in enumerate(columns):
+
+def _mirror_new_columns(
+    t: int,
+    window: _Window,
+    groups: _Groups,
+    interval: list[tuple[dt.date | None, dt.date | None]],
+) -> None:
+    """The new column now mirrors the database: callers may reuse it as the next import's P."""
+    for j, col in enumerate(window.columns):
         if col.is_new:
             for i, c in enumerate(col.cells):
-                g = gid[j][i]
-                c.slots[t].row_id = row_of[g]
+                g = groups.gid[j][i]
+                c.slots[t].row_id = groups.row_of[g]
                 c.slots[t].old_from, c.slots[t].old_to = interval[g]
-                c.lineage_id = chain_lineage[chain_of[j][i]]
+                c.lineage_id = window.lineage(j, i)
 
-    # Rows after the window follow the lineage of the chain they continue.
-    if later_exists and not columns[m].is_new:
-        moves: dict[int, int] = {}
-        for i, c in enumerate(columns[m].cells):
-            new = chain_lineage[chain_of[m][i]]
-            if c.lineage_id is not None and c.lineage_id != new:
-                moves[c.lineage_id] = new
-        if moves:
-            tails: list[tuple[int, int]] = []
-            for chunk in chunks(sorted(moves)):
-                tails.extend(
-                    table.model.objects.filter(
-                        **{f"{table.lineage_attr}__in": chunk}, valid_from__gt=dates[m]
-                    ).values_list("id", table.lineage_attr)
-                )
-            update_rows(
-                table.model, [table.lineage_field], [(moves[lid], rid) for rid, lid in tails]
-            )
-            touched |= set(moves.values())
 
-    kept = set(row_of)
-    dead = sorted({rid for rid in [*old, *doomed] if rid not in kept})
-    for chunk in chunks(dead):
-        table.model.objects.filter(id__in=chunk).delete()
-    return touched
+def _follow_after_window(table: Table, window: _Window) -> set[int]:
+    """Rows after the window follow the lineage of the chain they continue; returns the
+    lineages they moved to."""
+    columns = window.columns
+    m = len(columns) - 1
+    if not window.later_exists or columns[m].is_new:
+        return set()
+    moves: dict[int, int] = {}
+    for i, c in enumerate(columns[m].cells):
+        new = window.lineage(m, i)
+        if c.lineage_id is not None and c.lineage_id != new:
+            moves[c.lineage_id] = new
+    if not moves:
+        return set()
+    tails: list[tuple[int, int]] = []
+    for chunk in chunks(sorted(moves)):
+        tails.extend(
+            table.model.objects.filter(
+                **{f"{table.lineage_attr}__in": chunk}, valid_from__gt=columns[m].date
+            ).values_list("id", table.lineage_attr)
+        )
+    update_rows(table.model, [table.lineage_field], [(moves[lid], rid) for rid, lid in tails])
+    return set(moves.values())
 
 
 def refresh_intervals(

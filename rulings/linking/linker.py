@@ -1,0 +1,201 @@
+"""Weighing the terms a ruling names into its links, most trusted first."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kb.crtext.references import find_references
+
+from .context_rules import (
+    Reading,
+    inside,
+    keyword_case,
+    named_as_lacking,
+    names_one,
+    names_own_ability,
+)
+from .numbers import MODERN_CR, Numbers
+from .terms import (
+    EVERGREEN,
+    EVERYDAY,
+    NO_TERM,
+    STRUCTURAL,
+    WORD_RE,
+    Term,
+    curated_terms,
+    keyword_terms,
+    word,
+)
+
+#: Links kept per ruling (the most trusted first), of which curated rules concepts at most
+#: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.
+MAX_LINKS = 3
+MAX_CONCEPTS = 2
+
+
+@dataclass(frozen=True)
+class Found:
+    lineage_id: int
+    evidence: str
+    kind: str  # cited or inferred
+    trust: int  # lower is more trusted
+    concept: bool = False  # from the curated list (at most MAX_CONCEPTS kept)
+
+
+class Linker(Numbers):
+    """Finds rules terms in ruling texts; built once per run from the archive."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        keywords = keyword_terms(self.current)
+        curated, unresolved = curated_terms(self.lineage_now)
+        self.unresolved = unresolved  # curated rules the current release does not have
+        self.terms: list[Term] = [*keywords.terms, *curated]
+        self._keyword_named = keywords.named
+        self._by_first = keywords.by_first
+        self._term_of = {t.lineage_id: t for t in self.terms}
+        self._curated = [t for t in self.terms if not t.keyword]
+
+    def find(
+        self, text: str, date: dt.date, card_names: Iterable[str], keywords: Iterable[str]
+    ) -> list[Found]:
+        """The rules a ruling leans on, most trusted first, at most MAX_LINKS."""
+        ruling = Reading.of(text, card_names, keywords)
+        found = self._citations(text, date)
+        taken = self._keywords(ruling, found)
+        self._concepts(ruling, taken, found)
+        found = self._prune(found, ruling.own)
+        if not found and not taken:
+            self._fallback(ruling, found)
+        return _ranked(found, text)
+
+    def _citations(self, text: str, date: dt.date) -> dict[int, Found]:
+        """Explicit rule numbers, resolved as they stood on the ruling's date."""
+        found: dict[int, Found] = {}
+        cited_at = date if date >= MODERN_CR else MODERN_CR
+        for ref in find_references(text):
+            lid = self.lineage_at(ref.target, cited_at) or self.lineage_now(ref.target)
+            if lid is not None:
+                found.setdefault(lid, Found(lid, text[ref.start : ref.end], "cited", 0))
+        return found
+
+    def _keywords(self, ruling: Reading, found: dict[int, Found]) -> list[tuple[int, int]]:
+        """Add the keywords named; returns the spans of all it read as keywords.
+
+        A keyword named only as an example ("cost increases (such as kicker)") is not what the
+        ruling is about: weak when it is another card's keyword, ignored when it is the card's
+        own (a general ruling printed on every card of the set). Another card's keyword named
+        as what a creature lacks ("creatures without flying") only says which ones are meant.
+        """
+        masked, own = ruling.masked, ruling.own
+        taken: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for start, end, form, term in self._keyword_matches(masked):
+            if term.lineage_id in seen:
+                continue
+            if term.keyword in EVERYDAY and term.keyword not in own:
+                continue
+            if not keyword_case(masked, start, form):
+                continue
+            seen.add(term.lineage_id)
+            taken.append((start, end))
+            example = inside(start, ruling.examples)
+            if example and term.keyword in own:
+                continue
+            if term.keyword not in own and named_as_lacking(masked, start):
+                continue
+            trust = 3 if example else 0 if term.keyword in own else term.trust
+            self._add(found, term, ruling.text[start:end], trust)
+        return taken
+
+    def _concepts(
+        self, ruling: Reading, taken: list[tuple[int, int]], found: dict[int, Found]
+    ) -> None:
+        """Add the curated rules concepts named, outside examples and keyword spans. A pattern
+        may name the words that are the evidence (group "term") and read context around them."""
+        for term in self._curated:
+            for m in term.pattern.finditer(ruling.masked):
+                start, end = m.span("term") if "term" in term.pattern.groupindex else m.span()
+                if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
+                    continue
+                if term.general and names_one(ruling.masked, start, end):
+                    continue
+                self._add(found, term, ruling.text[start:end], term.trust, concept=True)
+                taken.append((start, end))
+                break
+
+    def _fallback(self, ruling: Reading, found: dict[int, Found]) -> None:
+        """A ruling that names no rules term (not even as an example) is, for a one-keyword
+        card, about that keyword; not when it names an ability of the card ("Victor's
+        ability"): a ruling about the keyword would name the keyword."""
+        if names_own_ability(ruling.masked):
+            return
+        term = self._single_own_keyword(ruling.own)
+        if term is not None:
+            # The evidence says why: the card's own keyword, not a phrase of the ruling.
+            found[term.lineage_id] = Found(term.lineage_id, f"[{term.keyword}]", "inferred", 3)
+
+    def _keyword_matches(self, text: str) -> Iterable[tuple[int, int, str, Term]]:
+        """(start, end, matched text, term) of keyword forms in a text, longest first."""
+        words = [(m.start(), m.end(), word(m.group())) for m in WORD_RE.finditer(text)]
+        i = 0
+        while i < len(words):
+            for form, term in self._by_first.get(words[i][2], ()):
+                n = len(form)
+                if i + n <= len(words) and all(words[i + k][2] == form[k] for k in range(1, n)):
+                    start, end = words[i][0], words[i + n - 1][1]
+                    yield start, end, text[start:end], term
+                    i += n - 1
+                    break
+            i += 1
+
+    @staticmethod
+    def _add(
+        found: dict[int, Found], term: Term, evidence: str, trust: int, concept: bool = False
+    ) -> None:
+        current = found.get(term.lineage_id)
+        if current is None or trust < current.trust:
+            found[term.lineage_id] = Found(
+                term.lineage_id, evidence[:200], "inferred", trust, concept
+            )
+
+    def _prune(self, found: dict[int, Found], own: frozenset[str]) -> dict[int, Found]:
+        """Drop what the rest makes redundant.
+
+        Keyword abilities the card does not have are incidental when the card's own keyword is
+        there, and examples when several are named ("such as equip or eternalize"). A term
+        covered by a more precise one (X in a cost covers "without paying its mana cost":
+        107.3b) goes too.
+        """
+        terms = self._term_of
+        own_found = any(
+            terms[lid].keyword in own for lid in found if terms.get(lid, NO_TERM).keyword
+        )
+        others = [
+            lid
+            for lid in found
+            if terms.get(lid, NO_TERM).ability
+            and terms[lid].keyword not in own
+            and found[lid].kind != "cited"
+        ]
+        drop = set(others) if own_found or len(others) >= 2 else set()
+        drop |= {lid for lid in found if terms.get(lid, NO_TERM).unless & found.keys()}
+        return {lid: f for lid, f in found.items() if lid not in drop}
+
+    def _single_own_keyword(self, own: frozenset[str]) -> Term | None:
+        """The card's one keyword, if it has one: not counting Enchant or Equip, which every Aura
+        and Equipment has, nor evergreen keywords (rulings about flying say "flying")."""
+        named = self._keyword_named
+        terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
+        return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+def _ranked(found: dict[int, Found], text: str) -> list[Found]:
+    """Most trusted first, then in reading order; at most MAX_CONCEPTS curated concepts (a
+    ruling is usually about one; more are mostly incidental mentions) and MAX_LINKS links."""
+    ordered = sorted(found.values(), key=lambda f: (f.trust, text.find(f.evidence)))
+    concepts = [f for f in ordered if f.concept]
+    ordered = [f for f in ordered if f not in concepts[MAX_CONCEPTS:]]
+    return ordered[:MAX_LINKS]
