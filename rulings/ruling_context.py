@@ -19,9 +19,9 @@ from django.urls import reverse
 from kb.models import Release, RuleVersion
 from kb.reading import Releases
 
+from .linking.numbers import MODERN_CR
 from .models import LinkKind, Ruling, RulingLink
 
-MODERN_CR = dt.date(2009, 7, 11)
 OLD_TEMPLATING = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "old_templating.csv"
 
 
