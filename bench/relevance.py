@@ -1,4 +1,4 @@
-"""Score the search against the frozen relevance set (tests/search/relevance.jsonl).
+"""Score the search against the frozen relevance set (tests/kb/sitesearch/relevance.jsonl).
 
 Each query lists the results that count as right (any of them); the reciprocal rank of the first
 right result in the top 10 gives the mean reciprocal rank, and recall@10 is asked of rule-number

@@ -65,7 +65,7 @@ def run(var_dir: Path) -> int:
     figure("  by kind", ", ".join(f"{k} {v:,}" for k, v in sorted(stats.by_kind.items())))
     figure("index size on disk", f"{stats.size_bytes / 1e6:.1f} MB")
 
-    relevance = Path(settings.BASE_DIR) / "tests" / "search" / "relevance.jsonl"
+    relevance = Path(settings.BASE_DIR) / "tests" / "kb" / "sitesearch" / "relevance.jsonl"
     scores = evaluate(relevance)  # also warms the searcher and its caches
     figure(f"relevance set ({scores.queries} queries): MRR", f"{scores.mrr:.3f}")
     figure("  recall@10 (rule numbers and keywords)", f"{scores.recall_at_10:.3f}")

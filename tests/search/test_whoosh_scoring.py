@@ -128,7 +128,11 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
     s = backend.searcher()
     today = Releases.load().current.effective_date
     scope = backend._scope(s, today)
-    rows = Path(__file__).with_name("relevance.jsonl").read_text().splitlines()
+    rows = (
+        (Path(__file__).parents[1] / "kb" / "sitesearch" / "relevance.jsonl")
+        .read_text()
+        .splitlines()
+    )
     compared = 0
     for q in (json.loads(line)["q"] for line in rows if line):
         groups = without_stop_words(parse(q).groups)
