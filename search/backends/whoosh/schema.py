@@ -63,10 +63,6 @@ def prefix_fields() -> tuple[tuple[str, float], ...]:
     )
 
 
-def title_fields() -> list[str]:
-    return [title_field(c) for c in conf.codes()]
-
-
 def schema() -> Schema:
     texts = {}
     for code, analyzer in conf.configured():
