@@ -49,7 +49,7 @@ def run(var_dir: Path) -> int:
     from kb.archive.importer import Importer, text_checksum
     from kb.crtext import decode_bytes, parse_text
     from kb.models import Release, RuleNumber, RuleVersion
-    from kb.selectors import rule_as_of
+    from kb.selectors import rule_version
 
     cr_en = Path(settings.KB_DATA_DIR) / "cr" / "en"
     if not cr_en.is_dir():
@@ -122,9 +122,9 @@ def run(var_dir: Path) -> int:
             rng.choice(dates) + dt.timedelta(days=rng.randint(0, 40)),
         )
         t = time.perf_counter()
-        rule_as_of(number, date)
+        rule_version(number, date)
         samples.append(time.perf_counter() - t)
-    figure("rule_as_of(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
+    figure("rule_version(number, any date) p95", f"{_p95(samples) * 1000:.2f} ms")
 
     pages_in_fresh_process("bench.kb", var_dir)
     return 0

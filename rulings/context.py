@@ -17,7 +17,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from kb.models import Release, RuleVersion
-from kb.reading import Releases
+from kb.selectors import Releases
 
 from .models import LinkKind, Ruling, RulingLink
 
