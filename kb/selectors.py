@@ -25,6 +25,7 @@ from search.analysis import fold
 
 from .models import (
     Example,
+    GlossaryTerm,
     GlossaryVersion,
     Lineage,
     Reference,
@@ -358,6 +359,10 @@ class Term:
     @property
     def headword(self) -> str:
         return self.version.headword
+
+
+def glossary_term(slug: str) -> GlossaryTerm | None:
+    return GlossaryTerm.objects.filter(slug=slug).first()
 
 
 def glossary_references(version_ids: Iterable[int]) -> dict[int, list[Reference]]:

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from . import hooks, selectors
 from .crtext.numbers import is_number, kind_of
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
-from .models import GlossaryTerm, Release
+from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
 
 
@@ -336,7 +336,7 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
 
 
 def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
-    term = GlossaryTerm.objects.filter(slug=slug).first()
+    term = selectors.glossary_term(slug)
     if term is None:
         raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
     releases = Releases.load()
