@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from django.utils import translation
 from ninja import Query, Router, Schema
 
-from search.registry import kinds
+from search.registry import kinds as known_kinds
 
 from . import service
 
@@ -57,11 +57,11 @@ class SearchParams(Schema):
 
 @router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
-    kinds = [k for k in params.kind.split(",") if k in kinds()]
+    wanted = [k for k in params.kind.split(",") if k in known_kinds()]
     with translation.override(params.lang if params.lang in ("en", "fr") else "en"):
         found = service.search(
             params.q,
-            kinds=kinds,
+            kinds=wanted,
             release=params.release or None,
             lang=params.lang or None,
             page=max(1, min(params.page, service.MAX_PAGE)),

@@ -13,7 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from search.registry import document_type, kinds
+from search.registry import document_type
+from search.registry import kinds as known_kinds
 
 from . import service
 
@@ -39,11 +40,11 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
-    kinds = [k for k in request.GET.getlist("kind") if k in kinds()]
+    wanted = [k for k in request.GET.getlist("kind") if k in known_kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = request.GET.get("lang") if request.GET.get("lang") in ("en", "fr") else None
     page = _page_number(request.GET.get("page"))
-    found = service.search(query, kinds=kinds, release=release, lang=lang, page=page)
+    found = service.search(query, kinds=wanted, release=release, lang=lang, page=page)
     if found.jump and not request.GET.get("all"):
         return redirect(found.jump)
     results = found.results
@@ -55,7 +56,7 @@ def search(request: HttpRequest) -> HttpResponse:
             "active": k in found.kinds,
             "url": _url(request, kind=[] if found.kinds == [k] else [k]),
         }
-        for k in kinds()
+        for k in known_kinds()
         if document_type(k)
     ]
     first = max(1, results.page - PAGE_WINDOW)
