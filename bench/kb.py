@@ -33,7 +33,7 @@ def run(var_dir: Path) -> int:
     from kb.archive.importer import Importer, text_checksum
     from kb.crtext import decode_bytes, parse_text
     from kb.models import Release, RuleNumber, RuleVersion
-    from kb.selectors import rule_as_of
+    from kb.selectors import rule_version
 
     cr_en = Path(settings.KB_DATA_DIR) / "cr" / "en"
     if not cr_en.is_dir():
@@ -97,8 +97,8 @@ def run(var_dir: Path) -> int:
         (rng.choice(numbers), rng.choice(dates) + dt.timedelta(days=rng.randint(0, 40)))
         for _ in range(500)
     ]
-    samples = time_each(lambda pair: rule_as_of(*pair), asked)
-    figure("rule_as_of(number, any date) p95", f"{p95(samples):.2f} ms")
+    samples = time_each(lambda pair: rule_version(*pair), asked)
+    figure("rule_version(number, any date) p95", f"{p95(samples):.2f} ms")
 
     pages_in_fresh_process("bench.kb", var_dir)
     return 0

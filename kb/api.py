@@ -13,9 +13,12 @@ from django.urls import reverse
 from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
-from . import reading
+from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
-from .models import Lineage, Reference, Release, RuleVersion
+from .history import diff_between
+from .history import rule_history as history_of
+from .models import Reference, Release
+from .rendering import Span
 
 router = Router(tags=["rules"])
 
@@ -102,17 +105,14 @@ def _release_out(release: Release, request: HttpRequest) -> ReleaseOut:
     )
 
 
-def resolve_release(token: str, releases: reading.Releases | None = None) -> Release:
+def resolve_release(token: str, releases: selectors.Releases | None = None) -> Release:
     """The release a token names (current, a date, any date), or a JSON 400/404."""
-    releases = releases or reading.Releases.load()
     try:
-        date = reading.parse_release_token(token)
-    except reading.BadRelease as exc:
+        return selectors.release_for(token, releases or selectors.Releases.load())
+    except selectors.BadRelease as exc:
         raise HttpError(400, str(exc)) from None
-    release = releases.current if date is None else releases.in_force(date)
-    if release is None:
-        raise HttpError(404, f"no release in force on {token}")
-    return release
+    except selectors.NoRelease:
+        raise HttpError(404, f"no release in force on {token}") from None
 
 
 def _references(
@@ -142,7 +142,7 @@ def _references(
 
 @router.get("/releases", response=list[ReleaseOut], summary="Every release, oldest first")
 def releases(request: HttpRequest) -> list[ReleaseOut]:
-    return [_release_out(r, request) for r in reading.Releases.load().all]
+    return [_release_out(r, request) for r in selectors.Releases.load().all]
 
 
 @router.get(
@@ -159,7 +159,7 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
     date = rel.effective_date
     if not is_number(number):
         raise HttpError(404, f"{number!r} is not a rule number")
-    entries = reading.entries_for(number, date)
+    entries = selectors.entries_for(number, date)
     main = next((e for e in entries if e.number == number), None)
     if main is None:
         raise HttpError(404, f"no rule {number} in the release of {date.isoformat()}")
@@ -168,10 +168,10 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
         return request.build_absolute_uri(reverse("kb:rule", args=[date.isoformat(), n]))
 
     version = main.version
-    examples = list(version.examples.order_by("position"))
-    refs = list(version.references.filter(lang="en").order_by("example_position", "start"))
-    spans = [reading.Span(r.start, r.end, r.target, r.target_end) for r in refs]
-    exists = reading.existing_numbers(spans, date)
+    examples = selectors.examples_of(version)
+    refs = selectors.references_of(version)
+    spans = [Span(r.start, r.end, r.target, r.target_end) for r in refs]
+    exists = selectors.existing_numbers(spans, date)
     text_of: dict[int | None, str] = {None: version.text_en}
     text_of.update({ex.position: ex.text_en for ex in examples})
     french = bool(version.text_fr)
@@ -220,18 +220,14 @@ def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
     def url(n: str) -> str:
         return request.build_absolute_uri(reverse("kb:rule", args=[date.isoformat(), n]))
 
-    terms = reading.glossary(date, url)
-    refs_by_version: dict[int, list[Reference]] = {}
-    for ref in Reference.objects.filter(
-        glossary_version_id__in=[t.version.pk for t in terms], lang="en"
-    ).order_by("start"):
-        refs_by_version.setdefault(ref.glossary_version_id, []).append(ref)
+    terms = selectors.glossary(date, url)
+    refs_by_version = selectors.glossary_references(t.version.pk for t in terms)
     spans = [
-        reading.Span(r.start, r.end, r.target, r.target_end)
+        Span(r.start, r.end, r.target, r.target_end)
         for refs in refs_by_version.values()
         for r in refs
     ]
-    exists = reading.existing_numbers(spans, date)
+    exists = selectors.existing_numbers(spans, date)
     return [
         TermOut(
             term=t.version.aliases[0] if t.version.aliases else t.headword,
@@ -279,14 +275,12 @@ def rule_history(request: HttpRequest, number: str, release: str = "current") ->
     """`number` is read in `release` (current by default); the history follows the rule's
     lineage through every renumbering. `kinds`: new, moved, wording, examples, reference,
     typography, removed."""
-    from .history import rule_history as history_of
-
     rel = resolve_release(release)
-    version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
+    version = selectors.rule_version(number, rel.effective_date) if is_number(number) else None
     if version is None:
         raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
-    releases = reading.Releases.load()
-    texts = {v.pk: v for v in version.lineage.versions.prefetch_related("examples")}
+    releases = selectors.Releases.load()
+    texts = selectors.lineage_versions(version)
     items = []
     for item in history_of(version.lineage_id, releases):
         v = texts.get(item.version.pk) if item.version else None
@@ -362,22 +356,16 @@ def diff(
     """Rules matched by lineage: `status` added, removed, changed or moved; `kinds` wording,
     examples, reference, typography; `noise` marks reference- or typography-only changes.
     `section` (1-9) limits the items; `noise=false` leaves noise out of `items`."""
-    from .history import release_diff
-
-    a, b = resolve_release(from_), resolve_release(to)
-    if a.effective_date > b.effective_date:
-        a, b = b, a
-    result = release_diff(a, b)
+    result = diff_between(resolve_release(from_), resolve_release(to))
+    a, b = result.old, result.new
     items = [i for i in result.items if not section or i.section == section]
     if not noise:
         items = [i for i in items if not i.noise]
     ids = {i.old_version for i in items if i.old_version} | {
         i.new_version for i in items if i.new_version
     }
-    texts = dict(RuleVersion.objects.filter(id__in=ids).values_list("id", "text_en"))
-    keys = dict(
-        Lineage.objects.filter(id__in={i.lineage_id for i in items}).values_list("id", "key")
-    )
+    texts = selectors.version_texts(ids)
+    keys = selectors.lineage_keys(i.lineage_id for i in items)
     b_iso = b.effective_date.isoformat()
     a_iso = a.effective_date.isoformat()
     return DiffOut(
@@ -399,7 +387,7 @@ def diff(
                 new_text=texts.get(i.new_version) if i.new_version else None,
                 url=request.build_absolute_uri(
                     reverse("kb:diff", args=[a_iso, b_iso])
-                    + (f"?section={i.section}" if result.items and len(result.items) > 400 else "")
+                    + (f"?section={i.section}" if result.sectioned else "")
                     + f"#{i.anchor}"
                 ),
             )

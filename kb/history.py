@@ -26,8 +26,7 @@ from .models import (
     RuleNumber,
     RuleVersion,
 )
-from .models.versioning import valid_on
-from .reading import Releases
+from .selectors import Releases, version_texts
 
 # -- a rule's history -----------------------------------------------------------------------
 
@@ -182,12 +181,22 @@ class TermDiff:
         return self.status == "changed" and is_noise(self.kinds)
 
 
+#: Above this many items a diff is too long for one page: the page shows it a section at a
+#: time, and the API links each item to its section's page.
+DIFF_PAGE_LIMIT = 400
+
+
 @dataclass
 class ReleaseDiff:
     old: Release
     new: Release
     items: list[DiffItem]
     terms: list[TermDiff]
+
+    @property
+    def sectioned(self) -> bool:
+        """Shown section by section (see DIFF_PAGE_LIMIT)."""
+        return len(self.items) > DIFF_PAGE_LIMIT
 
     def counts(self) -> dict[str, int]:
         """Counts per kind: added, removed, moved, changed (real wording or examples), and
@@ -222,6 +231,18 @@ def archive_generation() -> str:
     record = ImportRecord.objects.aggregate(last=Max("id"))["last"]
     stamp = state["last"].timestamp() if state["last"] else 0
     return f"{state['n']}-{stamp:.6f}-{record}"
+
+
+def ordered(one: Release, other: Release) -> tuple[Release, Release]:
+    """The older release first: a diff reads from the older to the newer whichever way it
+    was asked for."""
+    return (other, one) if one.effective_date > other.effective_date else (one, other)
+
+
+def diff_between(one: Release, other: Release) -> ReleaseDiff:
+    """What changed from the older of two releases to the newer: what the diff page and the
+    API both show."""
+    return release_diff(*ordered(one, other))
 
 
 def release_diff(old: Release, new: Release) -> ReleaseDiff:
@@ -292,8 +313,8 @@ def _term_items(a: dt.date, b: dt.date) -> list[TermDiff]:
     def load(date: dt.date) -> dict[int, tuple[int, str, str, tuple[str, str, str, str]]]:
         return {
             tid: (vid, head, slug, (th, fh, mh, eh))
-            for tid, vid, head, slug, th, fh, mh, eh in GlossaryVersion.objects.filter(
-                valid_on(date)
+            for tid, vid, head, slug, th, fh, mh, eh in GlossaryVersion.objects.as_of(
+                date
             ).values_list(
                 "term_id",
                 "id",
@@ -332,7 +353,7 @@ def render_item_diffs(items: list[DiffItem], terms: list[TermDiff] | None = None
     ids = {i.old_version for i in items if i.old_version} | {
         i.new_version for i in items if i.new_version
     }
-    texts = dict(RuleVersion.objects.filter(id__in=ids).values_list("id", "text_en"))
+    texts = version_texts(ids)
     examples: dict[int, list[str]] = defaultdict(list)
     for vid, text in (
         Example.objects.filter(version_id__in=ids)

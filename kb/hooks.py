@@ -21,7 +21,7 @@ class RulePage:
     number: str
     release: Any  # kb.models.Release
     is_current: bool
-    releases: Any  # kb.reading.Releases, already loaded by the page
+    releases: Any  # kb.selectors.Releases, already loaded by the page
 
 
 @dataclass

@@ -1,32 +1,522 @@
-"""Reads the pages and the API need, as named functions over the archive."""
+"""Every read of the rules the pages, the API and search make, as named functions.
+
+What a reader sees (a release's contents, a section, chapter or rule with its texts rendered,
+the glossary) is assembled in a constant number of queries whatever the size of the page, and
+returned as plain dataclasses. Views, the API, search and rulings read through here, so that a
+query-count budget or an index is checked in one place.
+"""
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import NamedTuple
 
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
+from django.utils.safestring import SafeString
 
-from .models import RuleNumber, RuleVersion
-from .models.versioning import valid_on
+from kb.crtext.numbers import kind_of, parent_of, sort_key
+from search.analysis import fold
+
+from .models import (
+    Example,
+    GlossaryTerm,
+    GlossaryVersion,
+    Lineage,
+    Reference,
+    Release,
+    RuleNumber,
+    RuleVersion,
+    VocabularyTerm,
+)
+from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
+
+#: number -> URL in the release being read (the page decides: current or dated links).
+UrlFor = Callable[[str], str]
+
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def rule_as_of(number: str, date: dt.date) -> RuleVersion | None:
-    """The version of the rule numbered `number` in the release in force on `date`.
+class BadRelease(ValueError):
+    """A release token that is neither `current` nor a valid date."""
 
-    One indexed query: the number row valid on the date, joined to the version row of the same
-    lineage valid on the date. The version carries `number` and `ordinal` as annotations.
-    """
-    return (
-        RuleVersion.objects.filter(
-            valid_on(date)
-            & Q(lineage__numbers__number=number)
-            & valid_on(date, "lineage__numbers__")
+
+class NoRelease(LookupError):
+    """No release was in force on the date asked (or none is loaded): callers word it their
+    way (a 404 page, a JSON 404, a search notice), so the dates travel with the error."""
+
+    def __init__(self, date: dt.date | None, first: dt.date | None) -> None:
+        super().__init__(f"no release in force on {date}" if date else "no release loaded")
+        self.date = date
+        self.first = first
+
+
+def parse_release_token(token: str) -> dt.date | None:
+    """`current` -> None; "2016-05-20" -> the date; anything else -> BadRelease."""
+    if token == "current":
+        return None
+    if not _DATE_RE.match(token or ""):
+        raise BadRelease(f"{token!r} is not a date (YYYY-MM-DD) or “current”")
+    try:
+        return dt.date.fromisoformat(token)
+    except ValueError as exc:
+        raise BadRelease(f"{token!r} is not a valid date: {exc}") from None
+
+
+@dataclass
+class Releases:
+    """All releases, loaded once per request (there are about a hundred)."""
+
+    all: list[Release]
+
+    @classmethod
+    def load(cls) -> Releases:
+        # The introduction and credits are long texts no page of the list shows.
+        return cls(
+            list(Release.objects.defer("introduction", "credits").order_by("effective_date"))
         )
-        .annotate(number=F("lineage__numbers__number"), ordinal=F("lineage__numbers__ordinal"))
-        .order_by("ordinal")
+
+    @property
+    def current(self) -> Release | None:
+        return self.all[-1] if self.all else None
+
+    def in_force(self, date: dt.date) -> Release | None:
+        i = bisect.bisect_right(self._dates, date)
+        return self.all[i - 1] if i else None
+
+    @cached_property
+    def _dates(self) -> list[dt.date]:
+        return [r.effective_date for r in self.all]
+
+    def previous(self, release: Release) -> Release | None:
+        i = self.all.index(release)
+        return self.all[i - 1] if i > 0 else None
+
+    @property
+    def first(self) -> Release | None:
+        return self.all[0] if self.all else None
+
+
+def release_for(token: str, releases: Releases) -> Release:
+    """The release a URL or parameter names: `current`, an effective date, or any date (the
+    release in force on it). The one place tokens are read, so that pages, the API and search
+    agree; BadRelease for a malformed token, NoRelease when nothing was in force."""
+    date = parse_release_token(token)
+    release = releases.current if date is None else releases.in_force(date)
+    if release is None:
+        first = releases.first
+        raise NoRelease(date, first.effective_date if first else None)
+    return release
+
+
+@dataclass
+class Entry:
+    """One numbered entry as displayed: its number, kind and rendered texts."""
+
+    number: str
+    kind: str
+    ordinal: int
+    lineage_id: int
+    version: RuleVersion
+    html: SafeString | str = ""
+    examples: list[SafeString | str] = field(default_factory=list)
+    url: str = ""
+    french: VocabularyTerm | None = None  # a keyword rule's French name, where known
+
+    @property
+    def anchor(self) -> str:
+        return self.number + (f"-{self.ordinal + 1}" if self.ordinal else "")
+
+    @property
+    def text(self) -> str:
+        return self.version.text_en
+
+
+#: What pages read of a version (not the modeltranslation mirror column `text`).
+_VERSION_FIELDS = (
+    "id",
+    "lineage_id",
+    "text_en",
+    "text_fr",
+    "valid_from",
+    "valid_to",
+    "wording_since",
+    "change",
+)
+
+
+def _entries(qs: QuerySet[RuleVersion]) -> list[Entry]:
+    rows = (
+        qs.only(*_VERSION_FIELDS)
+        .annotate(
+            number=F("lineage__numbers__number"),
+            kind=F("lineage__numbers__kind"),
+            ordinal=F("lineage__numbers__ordinal"),
+            sort=F("lineage__numbers__sort_key"),
+        )
+        .order_by("sort", "ordinal")
+    )
+    return [Entry(v.number, v.kind, v.ordinal, v.lineage_id, v) for v in rows]
+
+
+def attach_french(entries: Iterable[Entry]) -> None:
+    """Give keyword rules their French name from the EN↔FR vocabulary (one query): no French
+    CR exists, so the name mined from bilingual cards is what a French reader can go by."""
+    entries = list(entries)
+    terms = VocabularyTerm.objects.filter(lineage_id__in={e.lineage_id for e in entries})
+    by_lineage = {t.lineage_id: t for t in terms.order_by("kind")}
+    for e in entries:
+        e.french = by_lineage.get(e.lineage_id)
+
+
+def rule_version(number: str, date: dt.date) -> RuleVersion | None:
+    """The version of `number` in the release in force on `date` (one query)."""
+    return (
+        RuleVersion.objects.numbered_as_of(date, Q(lineage__numbers__number=number))
+        .select_related("lineage")
+        .order_by("lineage__numbers__ordinal")
         .first()
     )
 
 
-def numbers_of_lineage(lineage_id: int) -> list[RuleNumber]:
-    return list(RuleNumber.objects.filter(lineage_id=lineage_id).order_by("valid_from"))
+def contents(date: dt.date) -> list[Entry]:
+    """Sections and chapters of a release (titles only)."""
+    return _entries(
+        RuleVersion.objects.numbered_as_of(
+            date, Q(lineage__numbers__kind__in=["section", "chapter"])
+        )
+    )
+
+
+def entries_for(number: str, date: dt.date) -> list[Entry]:
+    """The entries a page for `number` shows: a section's chapters, a chapter's rules,
+    subrules and examples, a rule with its subrules, or one subrule."""
+    kind = kind_of(number)
+    if kind == "section":
+        where = Q(lineage__numbers__number=number) | Q(
+            lineage__numbers__kind="chapter", lineage__numbers__number__startswith=number
+        )
+    elif kind == "chapter":
+        where = Q(lineage__numbers__chapter=number)
+    elif kind == "rule":
+        where = Q(lineage__numbers__chapter=number[:3]) & (
+            Q(lineage__numbers__number=number)
+            | Q(lineage__numbers__number__regex=rf"^{re.escape(number)}[a-z]+$")
+        )
+    elif kind == "subrule":
+        where = Q(lineage__numbers__number=number)
+    else:
+        return []
+    return _entries(RuleVersion.objects.numbered_as_of(date, where))
+
+
+def headings(number: str, date: dt.date) -> list[Entry]:
+    """The ancestors of `number` (section, chapter, rule) with their titles/texts."""
+    ancestors = []
+    parent = parent_of(number)
+    while parent:
+        ancestors.append(parent)
+        parent = parent_of(parent)
+    if not ancestors:
+        return []
+    return _entries(
+        RuleVersion.objects.numbered_as_of(date, Q(lineage__numbers__number__in=ancestors))
+    )
+
+
+def neighbours(number: str, date: dt.date) -> tuple[str | None, str | None]:
+    """Previous and next entry of the same kind under the same parent, in that release."""
+    kind = kind_of(number)
+    if kind is None:
+        return None, None
+    qs = RuleNumber.objects.as_of(date).filter(kind=kind)
+    if kind in ("rule", "subrule"):
+        qs = qs.filter(chapter=number[:3])
+        parent = parent_of(number)
+        numbers = [
+            n
+            for n in qs.order_by("sort_key").values_list("number", flat=True)
+            if parent_of(n) == parent
+        ]
+    else:
+        numbers = list(qs.order_by("sort_key").values_list("number", flat=True))
+    if number not in numbers:
+        return None, None
+    i = numbers.index(number)
+    return (numbers[i - 1] if i > 0 else None), (numbers[i + 1] if i + 1 < len(numbers) else None)
+
+
+def render_entries(
+    entries: Iterable[Entry], date: dt.date, url_for: UrlFor, terms: TermLinker | None = None
+) -> None:
+    """Fill in the rendered HTML of entries and their examples (three queries in all)."""
+    entries = list(entries)
+    ids = [e.version.pk for e in entries]
+    examples: dict[int, list[Example]] = defaultdict(list)
+    for ex in Example.objects.filter(version_id__in=ids).order_by("version_id", "position"):
+        examples[ex.version_id].append(ex)
+    spans: dict[tuple[int, int | None], list[Span]] = defaultdict(list)
+    for ref in Reference.objects.filter(rule_version_id__in=ids, lang="en").order_by("start"):
+        spans[(ref.rule_version_id, ref.example_position)].append(
+            Span(ref.start, ref.end, ref.target, ref.target_end)
+        )
+    resolve = resolver([s for group in spans.values() for s in group], date, url_for)
+    for e in entries:
+        # Titles of sections and chapters stay plain: a heading full of links reads badly.
+        linker = terms if e.kind in ("rule", "subrule") else None
+        e.html = render_text(e.text, spans[(e.version.pk, None)], resolve, linker)
+        e.examples = [
+            render_text(ex.text_en, spans[(e.version.pk, ex.position)], resolve, linker)
+            for ex in examples[e.version.pk]
+        ]
+
+
+def existing_numbers(spans: Iterable[Span], date: dt.date) -> set[str]:
+    """Which of the numbers cited by `spans` exist in the release (one query)."""
+    targets = {t for s in spans for t in (s.target, s.target_end) if t}
+    if not targets:
+        return set()
+    return set(
+        RuleNumber.objects.as_of(date).filter(number__in=targets).values_list("number", flat=True)
+    )
+
+
+def resolver(spans: Iterable[Span], date: dt.date, url_for: UrlFor) -> Callable[[str], str | None]:
+    """A number -> URL function for the cited numbers that exist in the release."""
+    existing = existing_numbers(spans, date)
+    return lambda number: url_for(number) if number in existing else None
+
+
+def lineage_releases(lineage_id: int, releases: Releases) -> list[tuple[Release, str]]:
+    """Every release in which a lineage exists, with the number it had there (one query)."""
+    spans = list(
+        RuleNumber.objects.filter(lineage_id=lineage_id)
+        .order_by("valid_from")
+        .values_list("number", "valid_from", "valid_to")
+    )
+    out = []
+    for r in releases.all:
+        d = r.effective_date
+        for number, start, end in spans:
+            if start <= d and (end is None or d < end):
+                out.append((r, number))
+                break
+    return out
+
+
+def nearest_numbers(number: str, date: dt.date, limit: int = 6) -> list[str]:
+    """Existing numbers near one that does not exist, at the same level, for a helpful 404.
+
+    For a subrule of a rule that does not exist either (602.9z), the neighbours of that rule.
+    """
+    kind = kind_of(number)
+    if kind is None:
+        return []
+    chapter = number[:3] if kind in ("rule", "subrule") else None
+    qs = RuleNumber.objects.as_of(date)
+    qs = qs.filter(chapter=chapter) if chapter else qs.filter(kind__in=["section", "chapter"])
+    rows = list(qs.order_by("sort_key").values_list("number", "sort_key", "kind"))
+    existing = {n for n, _, _ in rows}
+    parent = parent_of(number)
+    if kind == "subrule" and parent not in existing:
+        number, kind = parent, "rule"  # type: ignore[assignment]
+    key = sort_key(number)  # type: ignore[arg-type]
+    same = [(n, k) for n, k, kd in rows if kd == kind]
+    if kind == "subrule":
+        same = [(n, k) for n, k in same if parent_of(n) == parent] or same
+    same = same or [(n, k) for n, k, _ in rows]
+    before = [n for n, k in same if k < key]
+    after = [n for n, k in same if k > key]
+    n_after = min(len(after), max(limit // 2, limit - len(before)))
+    n_before = min(len(before), limit - n_after)
+    return before[len(before) - n_before :] + after[:n_after]
+
+
+def other_releases_with(number: str) -> list[tuple[dt.date, dt.date | None]]:
+    """The intervals over which some lineage held `number` (for "it existed elsewhere")."""
+    return list(
+        RuleNumber.objects.filter(number=number)
+        .order_by("valid_from")
+        .values_list("valid_from", "valid_to")
+    )
+
+
+# -- glossary ------------------------------------------------------------------------------
+
+
+@dataclass
+class Term:
+    slug: str
+    version: GlossaryVersion
+    html: SafeString | str = ""
+    french: VocabularyTerm | None = None
+
+    @property
+    def headword(self) -> str:
+        return self.version.headword
+
+
+def glossary_term(slug: str) -> GlossaryTerm | None:
+    return GlossaryTerm.objects.filter(slug=slug).first()
+
+
+def glossary_references(version_ids: Iterable[int]) -> dict[int, list[Reference]]:
+    """The English citations of glossary versions, by version, in reading order (one query)."""
+    out: dict[int, list[Reference]] = defaultdict(list)
+    for ref in Reference.objects.filter(
+        glossary_version_id__in=list(version_ids), lang="en"
+    ).order_by("start"):
+        out[ref.glossary_version_id].append(ref)
+    return dict(out)
+
+
+def glossary(date: dt.date, url_for: UrlFor, slug: str | None = None) -> list[Term]:
+    """Glossary entries of a release (or the one with `slug`), rendered (three queries)."""
+    qs = GlossaryVersion.objects.as_of(date).select_related("term")
+    if slug is not None:
+        qs = qs.filter(term__slug=slug)
+    terms = [Term(v.term.slug, v) for v in qs]
+    terms.sort(key=lambda t: (t.headword.casefold(), t.version.ordinal))
+    spans = {
+        vid: [Span(r.start, r.end, r.target, r.target_end) for r in refs]
+        for vid, refs in glossary_references([t.version.pk for t in terms]).items()
+    }
+    resolve = resolver([s for g in spans.values() for s in g], date, url_for)
+    for t in terms:
+        t.html = render_text(t.version.text_en, spans.get(t.version.pk, []), resolve)
+    french = VocabularyTerm.objects.filter(glossary_term_id__in={t.version.term_id for t in terms})
+    by_term = {v.glossary_term_id: v for v in french.order_by("kind")}
+    for t in terms:
+        t.french = by_term.get(t.version.term_id)
+    return terms
+
+
+def glossary_linker(release: Release, term_url: Callable[[str], str]) -> TermLinker:
+    """Links multi-word glossary terms of `release` found in texts (one query per release and
+    process: the index is cached by the release's checksum)."""
+    return term_linker(_term_index(release.effective_date, release.sha256), term_url)
+
+
+@lru_cache(maxsize=256)
+def _term_index(date: dt.date, checksum: str) -> TermIndex:
+    """The release's multi-word glossary terms, by casefolded alias (`checksum` keys the cache)."""
+    slugs: dict[str, str] = {}
+    for slug, aliases in (
+        GlossaryVersion.objects.as_of(date)
+        .filter(obsolete=False)
+        .values_list("term__slug", "aliases")
+    ):
+        for alias in aliases:
+            clean = " ".join(re.findall(r"[A-Za-z][A-Za-z’'-]*", alias)).casefold()
+            if len(clean.split()) >= 2 and "[" not in alias:
+                slugs.setdefault(clean, slug)
+    return TermIndex.build(slugs)
+
+
+class GlossaryName(NamedTuple):
+    term_id: int
+    slug: str
+    version_id: int
+    headword: str
+
+
+def glossary_key(name: str) -> str:
+    """How a glossary name is compared with a typed or mined one: folded as search folds
+    words, "(Obsolete)" left out."""
+    return fold(name.replace("(Obsolete)", "")).strip()
+
+
+def glossary_names(date: dt.date) -> dict[str, GlossaryName]:
+    """The glossary entries of the release in force on `date` by `glossary_key` of their
+    headword and of each alias (one query). Search and the vocabulary builder both look names
+    up in it, so they agree on which entry a name means: the first to claim it keeps it."""
+    out: dict[str, GlossaryName] = {}
+    rows = GlossaryVersion.objects.as_of(date).values_list(
+        "id", "term_id", "term__slug", "headword", "aliases"
+    )
+    for vid, term_id, slug, headword, aliases in rows:
+        entry = GlossaryName(term_id, slug, vid, headword)
+        for name in [headword, *(aliases or [])]:
+            out.setdefault(glossary_key(name), entry)
+    return out
+
+
+def glossary_citations(version_ids: Iterable[int]) -> dict[int, list[str]]:
+    """The rule numbers each glossary version cites, each once, in reading order (one query)."""
+    out: dict[int, list[str]] = {}
+    for vid, target in (
+        Reference.objects.filter(glossary_version_id__in=list(version_ids))
+        .order_by("glossary_version_id", "start")
+        .values_list("glossary_version_id", "target")
+    ):
+        if target not in out.setdefault(vid, []):
+            out[vid].append(target)
+    return out
+
+
+# -- what the API and search read besides pages -----------------------------------------------
+
+
+def examples_of(version: RuleVersion) -> list[Example]:
+    return list(version.examples.order_by("position"))
+
+
+def references_of(version: RuleVersion) -> list[Reference]:
+    """A version's English citations, the main text's first, then each example's."""
+    return list(version.references.filter(lang="en").order_by("example_position", "start"))
+
+
+def lineage_versions(version: RuleVersion) -> dict[int, RuleVersion]:
+    """Every version of `version`'s lineage with its examples, by id (two queries)."""
+    return {v.pk: v for v in version.lineage.versions.prefetch_related("examples")}
+
+
+def version_texts(ids: Iterable[int]) -> dict[int, str]:
+    """English texts of rule versions by id (one query)."""
+    return dict(RuleVersion.objects.filter(id__in=list(ids)).values_list("id", "text_en"))
+
+
+def lineage_keys(ids: Iterable[int]) -> dict[int, str]:
+    """Stable keys of lineages by id (one query)."""
+    return dict(Lineage.objects.filter(id__in=list(ids)).values_list("id", "key"))
+
+
+def chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
+    """Titles of chapters by number, as the release in force on `date` words them."""
+    chapters = list(chapters)
+    if not chapters:
+        return {}
+    where = Q(lineage__numbers__number__in=chapters, lineage__numbers__kind="chapter")
+    return dict(
+        RuleVersion.objects.numbered_as_of(date, where).values_list(
+            "lineage__numbers__number", "text_en"
+        )
+    )
+
+
+def vocabulary_pairs() -> list[tuple[str, str]]:
+    """Every (English, French) pair of the EN<->FR vocabulary."""
+    return list(VocabularyTerm.objects.values_list("en", "fr"))
+
+
+def vocabulary_size() -> int:
+    return VocabularyTerm.objects.count()
+
+
+# -- rule numbers typed in a search box ----------------------------------------------------
+
+_NUMBER_QUERY_RE = re.compile(
+    r"^(?:(?:cr|rule|r[èe]gle|r)\s*\.?\s*)?([1-9]\d\d(?:\.\d+(?:\s?[a-z]{1,2})?)?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def number_in_query(query: str) -> str | None:
+    """A rule number typed in any usual shape ("602.2a", "602.2 a", "CR 602.2a", "R602.2a")."""
+    m = _NUMBER_QUERY_RE.match(query.strip())
+    return m.group(1).replace(" ", "").lower() if m else None

@@ -1,4 +1,4 @@
-"""Reading pages. Views stay thin: kb.reading assembles, templates present."""
+"""Reading pages. Views stay thin: kb.selectors reads and assembles, templates present."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import hooks, reading
+from . import hooks, selectors
 from .crtext.numbers import is_number, kind_of
-from .history import release_diff, render_item_diffs, rule_history, term_history
-from .models import GlossaryTerm, Release
-from .reading import Releases
+from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
+from .models import Release
+from .selectors import BadRelease, NoRelease, Releases, release_for
 
 
 class _Page:
@@ -54,7 +54,7 @@ class _Page:
                 "is_this": r.pk == self.release.pk,
                 "renumbered": n != number,
             }
-            for r, n in reversed(reading.lineage_releases(lineage_id, self.releases))
+            for r, n in reversed(selectors.lineage_releases(lineage_id, self.releases))
         ]
 
     def term_url(self, slug: str) -> str:
@@ -77,27 +77,29 @@ def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _P
     if releases.current is None:
         raise Http404(_("No release is loaded yet."))
     try:
-        date = reading.parse_release_token(token)
-    except reading.BadRelease:
+        release = release_for(token, releases)
+    except BadRelease:
         raise Http404(_("“%(token)s” is not a date.") % {"token": token}) from None
-    if date is None:
-        return _Page(request, token, releases, releases.current)
-    release = releases.in_force(date)
-    if release is None:
-        first = releases.all[0].effective_date
-        raise Http404(
-            _("No release was in force on %(date)s: the archive starts on %(first)s.")
-            % {"date": date.isoformat(), "first": first.isoformat()}
-        )
-    if release.effective_date != date:
+    except NoRelease as exc:
+        raise Http404(_no_release(exc)) from None
+    if token != "current" and release.effective_date.isoformat() != token:
         return redirect(rebuild(release.effective_date.isoformat()))
     return _Page(request, token, releases, release)
+
+
+def _no_release(exc: NoRelease) -> str:
+    if exc.date is None or exc.first is None:
+        return _("No release is loaded yet.")
+    return _("No release was in force on %(date)s: the archive starts on %(first)s.") % {
+        "date": exc.date.isoformat(),
+        "first": exc.first.isoformat(),
+    }
 
 
 def home(request: HttpRequest) -> HttpResponse:
     releases = Releases.load()
     current = releases.current
-    sections = _sections(reading.contents(current.effective_date)) if current else []
+    sections = _sections(selectors.contents(current.effective_date)) if current else []
     return render(
         request,
         "kb/home.html",
@@ -122,11 +124,11 @@ def contents(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:contents", args=[t]))
     if isinstance(page, HttpResponse):
         return page
-    sections = _sections(reading.contents(page.date))
+    sections = _sections(selectors.contents(page.date))
     return render(request, "kb/contents.html", page.context(sections=sections))
 
 
-def _sections(entries: list[reading.Entry]) -> list[dict[str, object]]:
+def _sections(entries: list[selectors.Entry]) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for e in entries:
         if e.kind == "section":
@@ -140,18 +142,18 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     page = _page(request, release, lambda t: reverse("kb:rule", args=[t, number]))
     if isinstance(page, HttpResponse):
         return page
-    entries = reading.entries_for(number, page.date) if is_number(number) else []
+    entries = selectors.entries_for(number, page.date) if is_number(number) else []
     main = next((e for e in entries if e.number == number), None)
     if main is None:
         return _missing_rule(page, number)
-    reading.render_entries(
-        entries, page.date, page.rule_url, reading.glossary_linker(page.release, page.term_url)
+    selectors.render_entries(
+        entries, page.date, page.rule_url, selectors.glossary_linker(page.release, page.term_url)
     )
-    reading.attach_french(entries)
-    headings = reading.headings(number, page.date)
+    selectors.attach_french(entries)
+    headings = selectors.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
-    previous, following = reading.neighbours(number, page.date)
+    previous, following = selectors.neighbours(number, page.date)
     kind = kind_of(number)
     return render(
         request,
@@ -179,9 +181,9 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
 
 
 def _missing_rule(page: _Page, number: str) -> HttpResponse:
-    nearest = reading.nearest_numbers(number, page.date) if is_number(number) else []
+    nearest = selectors.nearest_numbers(number, page.date) if is_number(number) else []
     elsewhere = []
-    for start, end in reading.other_releases_with(number):
+    for start, end in selectors.other_releases_with(number):
         # The last release in which the number existed: the one in force the day before it ended.
         last = page.releases.in_force(end - dt.timedelta(days=1)) if end else page.releases.current
         elsewhere.append({"start": start, "end": end, "last": last})
@@ -201,8 +203,8 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary", args=[t]))
     if isinstance(page, HttpResponse):
         return page
-    terms = reading.glossary(page.date, page.rule_url)
-    letters: dict[str, list[reading.Term]] = {}
+    terms = selectors.glossary(page.date, page.rule_url)
+    letters: dict[str, list[selectors.Term]] = {}
     for t in terms:
         letters.setdefault(t.headword[:1].upper(), []).append(t)
     return render(request, "kb/glossary.html", page.context(letters=letters, count=len(terms)))
@@ -212,7 +214,7 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     page = _page(request, release, lambda t: reverse("kb:glossary_term", args=[t, slug]))
     if isinstance(page, HttpResponse):
         return page
-    terms = reading.glossary(page.date, page.rule_url, slug=slug)
+    terms = selectors.glossary(page.date, page.rule_url, slug=slug)
     if not terms:
         raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
     return render(request, "kb/glossary_term.html", page.context(term=terms[0], terms=terms))
@@ -223,7 +225,7 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
     page = _page(request, release, lambda t: reverse("kb:history", args=[t, number]))
     if isinstance(page, HttpResponse):
         return page
-    version = reading.rule_version(number, page.date) if is_number(number) else None
+    version = selectors.rule_version(number, page.date) if is_number(number) else None
     if version is None:
         return _missing_rule(page, number)
     items = rule_history(version.lineage_id, page.releases)
@@ -256,29 +258,25 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
     )
 
 
-#: Above this many items a diff is shown section by section.
-DIFF_PAGE_LIMIT = 400
-
-
 def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     """What changed between any two releases, matched by lineage."""
     releases = Releases.load()
     try:
-        a, b = _diff_release(releases, old), _diff_release(releases, new)
-    except reading.BadRelease as exc:
+        a, b = ordered(release_for(old, releases), release_for(new, releases))
+    except BadRelease as exc:
         raise Http404(str(exc)) from None
-    if a.effective_date > b.effective_date:
-        a, b = b, a
+    except NoRelease as exc:
+        raise Http404(_no_release(exc)) from None
     canonical = (a.effective_date.isoformat(), b.effective_date.isoformat())
     if (old, new) != canonical:
         query = f"?{request.GET.urlencode()}" if request.GET else ""
         return redirect(reverse("kb:diff", args=list(canonical)) + query)
-    result = release_diff(a, b)
+    result = diff_between(a, b)
     counts = result.counts()
     sections = result.sections()
     total = len(result.items)
     chosen = request.GET.get("section", "")
-    sectioned = total > DIFF_PAGE_LIMIT
+    sectioned = result.sectioned
     if sectioned and chosen not in {s for s, _ in sections}:
         chosen = ""
     shown = [(s, items) for s, items in sections if not sectioned or s == chosen]
@@ -289,7 +287,7 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
     b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
     section_titles = {
-        e.number: e.text for e in reading.contents(b.effective_date) if e.kind == "section"
+        e.number: e.text for e in selectors.contents(b.effective_date) if e.kind == "section"
     }
     groups = []
     for section, items in shown:
@@ -337,25 +335,8 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     )
 
 
-def _diff_release(releases: Releases, token: str) -> Release:
-    date = reading.parse_release_token(token)
-    if date is None:
-        if releases.current is None:
-            raise Http404(_("No release is loaded yet."))
-        return releases.current
-    release = releases.in_force(date)
-    if release is None:
-        raise Http404(
-            _("No release was in force on %(date)s: the archive starts on %(first)s.")
-            % {"date": date.isoformat(), "first": releases.all[0].effective_date.isoformat()}
-            if releases.all
-            else _("No release is loaded yet.")
-        )
-    return release
-
-
 def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
-    term = GlossaryTerm.objects.filter(slug=slug).first()
+    term = selectors.glossary_term(slug)
     if term is None:
         raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
     releases = Releases.load()

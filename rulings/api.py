@@ -11,7 +11,7 @@ from django.urls import reverse
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
-from kb import reading
+from kb import selectors
 from kb.api import resolve_release
 from kb.crtext.numbers import is_number
 
@@ -165,7 +165,7 @@ def card(request: HttpRequest, card: str) -> CardOut:
     if found is None:
         raise HttpError(404, f"no card {card!r}")
     rulings = list(found.rulings.select_related("card").order_by("-date", "id"))
-    views = ruling_views(rulings, reading.Releases.load())
+    views = ruling_views(rulings, selectors.Releases.load())
     return CardOut(
         slug=found.slug,
         oracle_id=str(found.oracle_id) if found.oracle_id else None,
@@ -195,9 +195,9 @@ def rule_rulings(
     request: HttpRequest, number: str, release: str = "current", page: int = 1
 ) -> RulingsPageOut:
     """`number` is read in `release`; rulings follow the rule's lineage (renumberings too)."""
-    releases = reading.Releases.load()
+    releases = selectors.Releases.load()
     rel = resolve_release(release, releases)
-    version = reading.rule_version(number, rel.effective_date) if is_number(number) else None
+    version = selectors.rule_version(number, rel.effective_date) if is_number(number) else None
     if version is None:
         raise HttpError(404, f"no rule {number} in the release of {rel.effective_date}")
     current, rulings = rulings_on(version.lineage_id, page, 50)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 from dataclasses import dataclass
 
 from django.db.models import Max
 from rapidfuzz import fuzz, process
+
+from search.analysis import fold
 
 from .models import Card, CardFace
 
@@ -25,9 +26,7 @@ FUZZY_CUTOFF = 72
 
 def normalize(text: str) -> str:
     """Casefolded, accents stripped, punctuation dropped, spaces collapsed."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    plain = plain.replace("æ", "ae").replace("œ", "oe")
+    plain = fold(text.casefold()).replace("æ", "ae").replace("œ", "oe")
     return " ".join(_PUNCT_RE.sub(" ", plain).split())
 
 

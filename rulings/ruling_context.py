@@ -17,9 +17,9 @@ from django.conf import settings
 from django.urls import reverse
 
 from kb.models import Release, RuleVersion
-from kb.reading import Releases
+from kb.selectors import Releases
 
-from .linking.numbers import MODERN_CR
+from .linking.lineage_numbers import MODERN_CR
 from .models import LinkKind, Ruling, RulingLink
 
 OLD_TEMPLATING = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "old_templating.csv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from kb.reading import Releases
+from kb.selectors import Releases
 
 from .models import Card
 from .names import search_cards

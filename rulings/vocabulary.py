@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,9 +29,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from kb.models import GlossaryVersion, Release, RuleNumber, RuleVersion
-from kb.models.versioning import valid_on
+from kb.models import Release, RuleNumber, RuleVersion
 from kb.models.vocabulary import VocabularySource, VocabularyTerm
+from kb.selectors import glossary_key, glossary_names
 from search.indexing import enqueue
 
 from .linking import ability_forms, action_forms, words_pattern
@@ -100,9 +99,9 @@ def keywords_in_force(date: dt.date | None = None) -> list[Keyword]:
         if latest is None:
             return []
         date = latest.effective_date
-    rows = RuleNumber.objects.filter(valid_on(date), kind="rule", chapter__in=["701", "702"])
+    rows = RuleNumber.objects.as_of(date).filter(kind="rule", chapter__in=["701", "702"])
     chapter_of = {r.lineage_id: r.chapter for r in rows}
-    titles = RuleVersion.objects.filter(valid_on(date), lineage__in=list(chapter_of))
+    titles = RuleVersion.objects.as_of(date).filter(lineage__in=list(chapter_of))
     result = []
     for lineage_id, text in titles.values_list("lineage_id", "text_en"):
         name = text.strip()
@@ -305,10 +304,6 @@ class Report:
         return out
 
 
-def _strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
-
-
 def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
     """Replace the vocabulary table with what the cards and the curated list say. Atomic."""
     curated = read_curated(curated_path)
@@ -366,7 +361,7 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
         if lineage_id is None and (term.rule or term.kind.startswith("keyword")):
             what = f"rule {term.rule}" if term.rule else f"no {term.kind} named {term.en}"
             report.unresolved.append(f"{curated_path.name}, line {term.line}: {what}")
-        glossary_id = glossary_by_name.get(_strip_accents(term.glossary or term.en).casefold())
+        glossary_id = glossary_by_name.get(glossary_key(term.glossary or term.en))
         existing = rows.get((term.en, term.kind))
         if existing is not None:  # the curated wording wins; the cards' evidence stays
             mined = existing.fr
@@ -389,7 +384,7 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
         report.curated += 1
     for row in rows.values():  # a keyword's glossary entry shares its name
         if row.glossary_term_id is None:
-            row.glossary_term_id = glossary_by_name.get(_strip_accents(row.en).casefold())
+            row.glossary_term_id = glossary_by_name.get(glossary_key(row.en))
     with transaction.atomic():
         VocabularyTerm.objects.all().delete()
         VocabularyTerm.objects.bulk_create(rows.values(), batch_size=500)
@@ -405,15 +400,11 @@ def _today_release() -> dt.date:
 
 
 def _current_glossary() -> dict[str, int]:
-    """Glossary term ids by folded headword and alias, as the current release has them."""
-    names: dict[str, int] = {}
-    rows = GlossaryVersion.objects.filter(valid_on(_today_release()))
-    for term_id, headword, aliases in rows.values_list("term_id", "headword", "aliases"):
-        for name in [headword, *aliases]:
-            names.setdefault(_strip_accents(name).casefold(), term_id)
-    return names
+    """Glossary term ids by `glossary_key` of headword and alias, as the current release has
+    them."""
+    return {key: n.term_id for key, n in glossary_names(_today_release()).items()}
 
 
 def _current_lineages() -> dict[str, int]:
     date = _today_release()
-    return dict(RuleNumber.objects.filter(valid_on(date)).values_list("number", "lineage_id"))
+    return dict(RuleNumber.objects.as_of(date).values_list("number", "lineage_id"))

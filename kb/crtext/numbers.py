@@ -114,7 +114,3 @@ def sort_key(number: str) -> str:
         assert m
         return f"{m.group(1)}.{int(m.group(2)):05d}.{letter_rank(m.group(3)) + 1:04d}"
     raise ValueError(f"not a rule number: {number!r}")
-
-
-def section_of(number: str) -> str:
-    return number[0]

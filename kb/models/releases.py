@@ -13,9 +13,6 @@ class ReleaseQuerySet(models.QuerySet["Release"]):
         """The release in force on `date`: the latest effective date not after it."""
         return self.filter(effective_date__lte=date).order_by("-effective_date").first()
 
-    def current(self) -> Release | None:
-        return self.order_by("-effective_date").first()
-
     def before(self, date: dt.date) -> Release | None:
         return self.filter(effective_date__lt=date).order_by("-effective_date").first()
 

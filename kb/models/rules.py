@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Self
+
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from .versioning import IntervalBase, IntervalQuerySet, TextVersionBase
+from .versioning import IntervalBase, IntervalQuerySet, TextVersionBase, valid_on
 
 
 class EntryKind(models.TextChoices):
@@ -68,12 +72,23 @@ class RuleNumber(IntervalBase):
         return f"{self.number} [{self.valid_from.isoformat()}, {end})"
 
 
+class RuleVersionQuerySet(IntervalQuerySet):
+    def numbered_as_of(self, date: dt.date, where: Q | None = None) -> Self:
+        """Versions in force on `date` whose lineage's number in force on `date` satisfies
+        `where` (a Q over `lineage__numbers__`).
+
+        The number's validity and `where` go in one filter(): across a multi-valued relation,
+        separate filter() calls may each join a different number row.
+        """
+        return self.as_of(date).filter(valid_on(date, "lineage__numbers__") & (where or Q()))
+
+
 class RuleVersion(TextVersionBase):
     """One wording of a rule (text and examples), whatever number it was printed under."""
 
     lineage = models.ForeignKey(Lineage, on_delete=models.CASCADE, related_name="versions")
 
-    objects = IntervalQuerySet.as_manager()
+    objects = RuleVersionQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("rule version")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Self
 
 from django.db import models
 from django.db.models import Q
@@ -16,15 +17,20 @@ class FrenchStatus(models.TextChoices):
 
 
 def valid_on(date: dt.date, prefix: str = "") -> Q:
-    """Rows valid on `date`: valid_from <= date < valid_to (valid_to empty while current)."""
+    """Rows valid on `date`: valid_from <= date < valid_to (valid_to empty while current).
+
+    Reads use `as_of` (or a named method built on it); the raw Q is for conditions across a
+    relation (`prefix`) and for the archive's bulk work.
+    """
     return Q(**{f"{prefix}valid_from__lte": date}) & (
         Q(**{f"{prefix}valid_to__gt": date}) | Q(**{f"{prefix}valid_to__isnull": True})
     )
 
 
 class IntervalQuerySet(models.QuerySet):
-    def as_of(self, date: dt.date) -> IntervalQuerySet:
-        """Rows in force in the release effective on (or in force on) `date`."""
+    def as_of(self, date: dt.date) -> Self:
+        """Rows in force in the release effective on (or in force on) `date`: the one way
+        reads pick a release's rows, so that the validity rule is written once."""
         return self.filter(valid_on(date))
 
 
@@ -41,10 +47,6 @@ class IntervalBase(models.Model):
 
     class Meta:
         abstract = True
-
-    @property
-    def is_current(self) -> bool:
-        return self.valid_to is None
 
 
 class TextVersionBase(IntervalBase):

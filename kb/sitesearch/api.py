@@ -60,11 +60,11 @@ class SearchParams(Schema):
 
 @router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
-    kinds = [k for k in params.kind.split(",") if k in registry.kinds()]
+    wanted = [k for k in params.kind.split(",") if k in registry.kinds()]
     with translation.override(languages.supported(params.lang) or languages.SOURCE):
         found = service.search(
             params.q,
-            kinds=kinds,
+            kinds=wanted,
             release=params.release or None,
             lang=params.lang or None,
             page=max(1, min(params.page, service.MAX_PAGE)),

@@ -16,14 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import reading
+from kb import selectors
 from kb.crtext.numbers import is_number
-from kb.models import GlossaryVersion, Reference, Release, RuleNumber, VocabularyTerm
-from kb.models.versioning import valid_on
+from kb.models import Release
 from search.analysis import fold, is_stop_word
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
@@ -79,7 +77,7 @@ def search(
     parsed = parse(raw)
     kinds = [k for k in kinds if document_type(k)] or parsed.kinds
     lang = languages.supported(lang) or parsed.lang
-    releases = reading.Releases.load()
+    releases = selectors.Releases.load()
     chosen, notices = _release(release or parsed.release, releases)
     out = SearchPage(
         query=parsed.text if parsed.empty else raw.strip()[:500],
@@ -100,7 +98,7 @@ def search(
     if parsed.empty or chosen is None:
         return out
     date = chosen.effective_date
-    number = reading.number_in_query(parsed.text)
+    number = selectors.number_in_query(parsed.text)
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
     groups = list(parsed.groups)
@@ -152,7 +150,7 @@ def _warm_up() -> None:
     from django.db import connection
 
     try:
-        current = reading.Releases.load().current
+        current = selectors.Releases.load().current
         get_backend().warm(current.effective_date if current else None)
     except SearchUnavailable as exc:
         log.info("search warm-up skipped: %s", exc)
@@ -164,7 +162,7 @@ def _warm_up() -> None:
 
 def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
     """Autocomplete: titles starting with what was typed, with their links (current)."""
-    current = reading.Releases.load().current
+    current = selectors.Releases.load().current
     try:
         found = get_backend().suggest(
             text[:100], limit=limit, release=current.effective_date if current else None
@@ -182,33 +180,30 @@ def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
 # -- the steps ---------------------------------------------------------------------------------
 
 
-def _release(token: str | None, releases: reading.Releases) -> tuple[Release | None, list[str]]:
-    notices: list[str] = []
+def _release(token: str | None, releases: selectors.Releases) -> tuple[Release | None, list[str]]:
+    """The release to search and why it is not the one asked for: search never fails on a
+    release filter, it searches the current rules and says so."""
     if not releases.all:
         return None, [_("No rules are loaded yet.")]
-    if not token or token == "current":
-        return releases.current, notices
     try:
-        date = reading.parse_release_token(token)
-    except reading.BadRelease:
+        return selectors.release_for(token or "current", releases), []
+    except selectors.BadRelease:
         return releases.current, [
             _("“%(r)s” is not a date (YYYY-MM-DD); searching the current rules.") % {"r": token}
         ]
-    found = releases.in_force(date) if date else releases.current
-    if found is None:
-        first = releases.all[0].effective_date.isoformat()
+    except selectors.NoRelease as exc:
         message = _(
             "No release was in force on %(d)s (the first is %(first)s); "
             "searching the current rules."
         )
+        first = exc.first.isoformat() if exc.first else ""
         return releases.current, [message % {"d": token, "first": first}]
-    return found, notices
 
 
 def _number(out: SearchPage, number: str, date: dt.date) -> None:
     out.number = number
-    if reading.rule_version(number, date) is None:
-        out.nearest = reading.nearest_numbers(number, date) if is_number(number) else []
+    if selectors.rule_version(number, date) is None:
+        out.nearest = selectors.nearest_numbers(number, date) if is_number(number) else []
         return
     hit = Hit("rule", "", number, "", "", number, "", "", None, None, None, 0.0)
     out.jump = document_type("rule").url(hit, out.release_token)  # type: ignore[union-attr]
@@ -228,7 +223,7 @@ def without_stop_words(groups: list[Group]) -> list[Group]:
 @lru_cache(maxsize=1)
 def _vocabulary(stamp: tuple) -> dict[tuple[str, ...], str]:
     out: dict[tuple[str, ...], str] = {}
-    for en, fr in VocabularyTerm.objects.values_list("en", "fr"):
+    for en, fr in selectors.vocabulary_pairs():
         words = tuple(fold(fr).replace("'", " ").split())
         if words and fold(en) != " ".join(words):
             out.setdefault(words, en)
@@ -237,7 +232,7 @@ def _vocabulary(stamp: tuple) -> dict[tuple[str, ...], str]:
 
 def _vocabulary_now() -> dict[tuple[str, ...], str]:
     """The vocabulary, re-read when its size changes or a minute passed (admin edits)."""
-    return _vocabulary((VocabularyTerm.objects.count(), int(time.monotonic() // 60)))
+    return _vocabulary((selectors.vocabulary_size(), int(time.monotonic() // 60)))
 
 
 def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
@@ -298,36 +293,22 @@ def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQue
 @lru_cache(maxsize=16)
 def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
     """Folded headword or alias (singular too) -> (the term's slug, rules its entry cites)."""
-    versions = list(
-        GlossaryVersion.objects.filter(valid_on(date)).values_list(
-            "id", "headword", "aliases", "term__slug"
-        )
-    )
-    targets: dict[int, list[str]] = {}
-    for vid, target in (
-        Reference.objects.filter(glossary_version_id__in=[v[0] for v in versions])
-        .order_by("glossary_version_id", "start")
-        .values_list("glossary_version_id", "target")
-    ):
-        if target not in targets.setdefault(vid, []):
-            targets[vid].append(target)
+    names = selectors.glossary_names(date)
+    cited = selectors.glossary_citations({n.version_id for n in names.values()})
     out: dict[str, tuple[str, list[str]]] = {}
-    shortened = []
-    for vid, headword, aliases, slug in versions:
-        for name in [headword, *(aliases or [])]:
-            _target(out, name, slug, targets.get(vid, []))
-        stem = headword[:-5].strip() if headword.lower().endswith(" rule") else ""
+
+    def claim(key: str, name: selectors.GlossaryName) -> None:
+        target = (name.slug, cited.get(name.version_id, [])[:3])
+        out.setdefault(key, target)
+        out.setdefault(key.rstrip("s"), target)
+
+    for key, name in names.items():
+        claim(key, name)
+    for name in {n.version_id: n for n in names.values()}.values():  # after every real name
+        stem = name.headword[:-5].strip() if name.headword.lower().endswith(" rule") else ""
         if " " in stem:  # "Summoning Sickness Rule" is asked for as "summoning sickness"
-            shortened.append((stem, slug, targets.get(vid, [])))
-    for stem, slug, cited in shortened:  # after every real name: never instead of one
-        _target(out, stem, slug, cited)
+            claim(selectors.glossary_key(stem), name)
     return out
-
-
-def _target(out: dict[str, tuple[str, list[str]]], name: str, slug: str, cited: list[str]) -> None:
-    key = fold(name.replace("(Obsolete)", "")).strip()
-    out.setdefault(key, (slug, cited[:3]))
-    out.setdefault(key.rstrip("s"), (slug, cited[:3]))
 
 
 def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:  # type: ignore[no-untyped-def]
@@ -378,19 +359,8 @@ def _decorate(hits: list[Hit], out: SearchPage) -> None:
     if not hits or out.release is None:
         return
     date = out.release.effective_date
-    chapters = {h.chapter for h in hits if h.kind == "rule" and h.chapter}
-    titles = (
-        dict(
-            RuleNumber.objects.filter(valid_on(date), number__in=chapters, kind="chapter")
-            .filter(Q(lineage__versions__valid_from__lte=date))
-            .filter(
-                Q(lineage__versions__valid_to__gt=date)
-                | Q(lineage__versions__valid_to__isnull=True)
-            )
-            .values_list("number", "lineage__versions__text_en")
-        )
-        if chapters
-        else {}
+    titles = selectors.chapter_titles(
+        {h.chapter for h in hits if h.kind == "rule" and h.chapter}, date
     )
     via = ", ".join(f"{fr} → {en}" for fr, en in out.via.items())
     for h in hits:

@@ -43,11 +43,11 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
-    kinds = [k for k in request.GET.getlist("kind") if k in registry.kinds()]
+    wanted = [k for k in request.GET.getlist("kind") if k in registry.kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = languages.supported(request.GET.get("lang"))
     page = _page_number(request.GET.get("page"))
-    found = service.search(query, kinds=kinds, release=release, lang=lang, page=page)
+    found = service.search(query, kinds=wanted, release=release, lang=lang, page=page)
     if found.jump and not request.GET.get("all"):
         return redirect(found.jump)
     results = found.results

@@ -19,8 +19,8 @@ forms and curated concepts), `context_rules` (when a term named is not the topic
 """
 
 from .batch import PARALLEL_FROM, link_rulings, rules_changed_since_linking
+from .lineage_numbers import MODERN_CR, Numbers, refresh_numbers, scoring_key
 from .linker import MAX_CONCEPTS, MAX_LINKS, Found, Linker
-from .numbers import MODERN_CR, Numbers, refresh_numbers, scoring_key
 from .terms import (
     EVERGREEN,
     EVERYDAY,

@@ -16,7 +16,7 @@ from .context_rules import (
     names_one,
     names_own_ability,
 )
-from .numbers import MODERN_CR, Numbers
+from .lineage_numbers import MODERN_CR, Numbers
 from .terms import (
     EVERGREEN,
     EVERYDAY,

@@ -20,7 +20,7 @@ from kb.models import (
     RuleVersion,
 )
 from kb.models.versioning import valid_on
-from kb.selectors import rule_as_of
+from kb.selectors import rule_version
 from tests.conftest import SEEDS, expected_counts
 from tests.kb.helpers import run
 
@@ -88,7 +88,7 @@ def test_602_2a_in_force_on_every_date_of_the_seed(archive) -> None:  # type: ig
     assert len(seed) == 12
     cut = 0
     for date, text in seed:
-        version = rule_as_of("602.2a", date or CURRENT)
+        version = rule_version("602.2a", date or CURRENT)
         assert version is not None, date
         stored, wanted = _quotes(version.text_en), _quotes(text.strip())
         if wanted.endswith("."):
@@ -102,7 +102,7 @@ def test_602_2a_in_force_on_every_date_of_the_seed(archive) -> None:  # type: ig
 
 
 def test_602_2a_changes(archive) -> None:  # type: ignore[no-untyped-def]
-    version = rule_as_of("602.2a", CURRENT)
+    version = rule_version("602.2a", CURRENT)
     history = {
         v.valid_from: v.change
         for v in RuleVersion.objects.filter(lineage=version.lineage_id)  # type: ignore[union-attr]
@@ -125,7 +125,7 @@ def test_602_2a_changes(archive) -> None:  # type: ignore[no-untyped-def]
 
 def test_602_2a_as_of_a_date_is_one_query(archive) -> None:  # type: ignore[no-untyped-def]
     with CaptureQueriesContext(connection) as queries:
-        version = rule_as_of("602.2a", dt.date(2016, 5, 20))
+        version = rule_version("602.2a", dt.date(2016, 5, 20))
     assert len(queries) == 1
     assert version.valid_from == dt.date(2014, 2, 1)  # type: ignore[union-attr]
     assert version.text_en.startswith("The player announces that he or she")  # type: ignore[union-attr]
@@ -148,15 +148,15 @@ def test_reveal_moved_to_701_20a_while_701_16a_became_investigate(archive) -> No
     investigate = RuleNumber.objects.get(valid_on(CURRENT), number="701.16a")
     assert investigate.valid_from == dt.date(2025, 6, 6)
     assert investigate.lineage_id != now.lineage_id
-    assert rule_as_of("701.16a", CURRENT).text_en.startswith("“Investigate” means")  # type: ignore[union-attr]
-    assert rule_as_of("701.16a", dt.date(2024, 6, 7)).text_en.startswith("To reveal a card")  # type: ignore[union-attr]
+    assert rule_version("701.16a", CURRENT).text_en.startswith("“Investigate” means")  # type: ignore[union-attr]
+    assert rule_version("701.16a", dt.date(2024, 6, 7)).text_en.startswith("To reveal a card")  # type: ignore[union-attr]
 
 
 def test_handling_illegal_actions_is_one_lineage_from_714_to_733(archive) -> None:  # type: ignore[no-untyped-def]
     numbers = _lineage_numbers("733", CURRENT)
     assert numbers[0] == ("714", "2009-07-11") and numbers[-1] == ("733", "2026-04-17")
-    assert rule_as_of("714", dt.date(2009, 7, 11)).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
-    assert rule_as_of("733", CURRENT).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
+    assert rule_version("714", dt.date(2009, 7, 11)).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
+    assert rule_version("733", CURRENT).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
     # Its rules moved with it.
     assert _lineage_numbers("733.1", CURRENT)[0] == ("714.1", "2009-07-11")
 
@@ -165,7 +165,7 @@ def test_the_tokens_insertion_renumbers_at_least_180_entries(archive) -> None:  
     moves = RuleNumber.objects.moves().filter(valid_from=dt.date(2019, 7, 12))
     assert moves.count() >= 180
     assert moves.filter(previous_number="111", number="112").exists()  # Spells
-    assert rule_as_of("111", dt.date(2019, 7, 12)).text_en == "Tokens"  # type: ignore[union-attr]
+    assert rule_version("111", dt.date(2019, 7, 12)).text_en == "Tokens"  # type: ignore[union-attr]
 
 
 def test_every_reference_resolves_in_its_release_or_is_recorded_dangling(archive) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from kb.archive.importer import Importer, ImportRefused, text_checksum
 from kb.archive.snapshot import snapshot
 from kb.crtext import parse_text
 from kb.models import Anomaly, ImportRecord, Release, RuleNumber
-from kb.selectors import rule_as_of
+from kb.selectors import rule_version
 from tests.conftest import CR_EN, CR_LEGACY, requires_shared
 from tests.kb.helpers import DEMO, clear_archive, run, table_dump
 
@@ -42,7 +42,7 @@ def test_import_one_file_leaves_a_record(capsys) -> None:  # type: ignore[no-unt
     )
     assert record.sha256 == release.sha256 and record.user
     assert record.counts["subrules"] == 11
-    v = rule_as_of("602.2a", dt.date(2024, 6, 7))
+    v = rule_version("602.2a", dt.date(2024, 6, 7))
     assert v is not None and "(see rule 701.16a)" in v.text_en
     # The demo has no rule 701: the citation is kept and recorded as dangling.
     assert Anomaly.objects.filter(kind="dangling_reference", number="701.16a").count() == 1
@@ -80,8 +80,8 @@ def test_a_different_text_for_a_loaded_date_needs_replace(tmp_path: Path) -> Non
     assert table_dump() == before
     out = run("import_rules", str(changed), "--replace")
     assert "2019-01-25: replaced" in out
-    assert "they" in rule_as_of("602.5d", dt.date(2019, 1, 25)).text_en  # type: ignore[union-attr]
-    assert "he or she" in rule_as_of("602.5d", dt.date(2018, 4, 27)).text_en  # type: ignore[union-attr]
+    assert "they" in rule_version("602.5d", dt.date(2019, 1, 25)).text_en  # type: ignore[union-attr]
+    assert "he or she" in rule_version("602.5d", dt.date(2018, 4, 27)).text_en  # type: ignore[union-attr]
     assert ImportRecord.objects.filter(action="replaced").count() == 1
     assert Release.objects.get(effective_date=dt.date(2019, 1, 25)).set_name_en == (
         "Ravnica Allegiance"
@@ -228,10 +228,10 @@ def test_replacing_a_release_in_the_middle(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused):
         importer.import_document(parse_text(edited), checksum=text_checksum(edited))
     importer.import_document(parse_text(edited), checksum=text_checksum(edited), replace=True)
-    assert rule_as_of("602.2a", dt.date(2024, 6, 7)).text_en.startswith(  # type: ignore[union-attr]
+    assert rule_version("602.2a", dt.date(2024, 6, 7)).text_en.startswith(  # type: ignore[union-attr]
         "The player announces that they activate the ability."
     )
-    assert rule_as_of("602.2a", dt.date(2024, 7, 30)).text_en.startswith(  # type: ignore[union-attr]
+    assert rule_version("602.2a", dt.date(2024, 7, 30)).text_en.startswith(  # type: ignore[union-attr]
         "The player announces that they are activating the ability."
     )
     importer.import_document(parse_text(text), checksum=text_checksum(text), replace=True)

@@ -122,7 +122,7 @@ def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:  # type: ignore[n
 def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type: ignore[no-untyped-def]
     """The relevance queries on the session's full index: the same totals and the same top
     ten as Whoosh's own collector, release scope included."""
-    from kb.reading import Releases
+    from kb.selectors import Releases
 
     backend = search_index
     s = backend.searcher()

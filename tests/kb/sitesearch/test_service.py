@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.relevance import evaluate
-from kb.reading import rule_version
+from kb.selectors import rule_version
 from kb.sitesearch.service import search
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
