@@ -57,7 +57,7 @@ def _cards(data: Path) -> list[dict]:
         return [json.loads(line) for line in fh]
 
 
-def _current_rules(data: Path):  # type: ignore[no-untyped-def]
+def _current_rules(data: Path):
     newest = sorted((data / "cr" / "en").glob("*.txt"))[-1]
     return parser.parse_bytes(newest.read_bytes(), source=newest.name)
 
@@ -80,17 +80,17 @@ def search_items(data: Path, rng: random.Random) -> list[dict]:
     ]
     numbers = [e for e in doc.entries if e.kind in ("chapter", "rule", "subrule")]
 
-    def rule(e) -> dict:  # type: ignore[no-untyped-def]
+    def rule(e) -> dict:
         return {"number": e.number, "text": e.text}
 
-    def gloss(g) -> dict:  # type: ignore[no-untyped-def]
+    def gloss(g) -> dict:
         return {
             "glossary": slugify(term_key(g.headword))[:90],
             "headword": g.headword,
             "text": g.text,
         }
 
-    def card(c) -> dict:  # type: ignore[no-untyped-def]
+    def card(c) -> dict:
         fr = c.get("fr") or {}
         return {
             "card": slugify(c["name"])[:180],
@@ -100,7 +100,7 @@ def search_items(data: Path, rng: random.Random) -> list[dict]:
             "keywords": c.get("keywords", []),
         }
 
-    def ruling(pair) -> dict:  # type: ignore[no-untyped-def]
+    def ruling(pair) -> dict:
         c, r = pair
         return {**card(c), "ruling_date": r["date"], "ruling": r["text"]}
 

@@ -69,7 +69,7 @@ def run(var_dir: Path) -> int:
     return 0
 
 
-def _timed(client, urls: list[str], warm: int = 10) -> str:  # type: ignore[no-untyped-def]
+def _timed(client, urls: list[str], warm: int = 10) -> str:
     """The p95 and median of GET `urls` (each must answer 200), after `warm` of them."""
     for url in urls[:warm]:
         client.get(url)
@@ -82,7 +82,7 @@ def _timed(client, urls: list[str], warm: int = 10) -> str:  # type: ignore[no-u
     return f"{p95(samples):.1f} ms (median {median(samples):.1f})"
 
 
-def _queries(client, url: str) -> int:  # type: ignore[no-untyped-def]
+def _queries(client, url: str) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -206,7 +206,7 @@ def fts5_latencies(queries: list[str]) -> list[float]:
             for d in all_documents()
         ),
     )
-    today = Release.objects.order_by("-effective_date").first().effective_date.toordinal()  # type: ignore[union-attr]
+    today = Release.objects.order_by("-effective_date").first().effective_date.toordinal()
     samples = []
     for _ in range(ROUNDS):
         for q in queries:

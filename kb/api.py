@@ -117,7 +117,7 @@ def resolve_release(token: str, releases: selectors.Releases | None = None) -> R
 
 def _references(
     refs: list[Reference], text_of: dict[int | None, str], exists: set[str], url: callable
-) -> list[ReferenceOut]:  # type: ignore[valid-type]
+) -> list[ReferenceOut]:
     out = []
     for ref in refs:
         targets = [ref.target] + ([ref.target_end] if ref.target_end else [])

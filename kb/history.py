@@ -82,7 +82,7 @@ def rule_history(lineage_id: int, releases: Releases) -> list[HistoryItem]:
         else:
             if number is not prev_number:
                 item.kinds.append("moved")
-                item.previous_number = prev_number.number  # type: ignore[union-attr]
+                item.previous_number = prev_number.number
                 item.previous_until = _release_before(releases, date)
             if version is not prev_version:
                 item.kinds.extend(k for k in version.change.split() if k != "new")

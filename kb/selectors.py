@@ -324,8 +324,8 @@ def nearest_numbers(number: str, date: dt.date, limit: int = 6) -> list[str]:
     existing = {n for n, _, _ in rows}
     parent = parent_of(number)
     if kind == "subrule" and parent not in existing:
-        number, kind = parent, "rule"  # type: ignore[assignment]
-    key = sort_key(number)  # type: ignore[arg-type]
+        number, kind = parent, "rule"
+    key = sort_key(number)
     same = [(n, k) for n, k, kd in rows if kd == kind]
     if kind == "subrule":
         same = [(n, k) for n, k in same if parent_of(n) == parent] or same

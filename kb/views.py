@@ -134,7 +134,7 @@ def _sections(entries: list[selectors.Entry]) -> list[dict[str, object]]:
         if e.kind == "section":
             out.append({"entry": e, "chapters": []})
         elif out:
-            out[-1]["chapters"].append(e)  # type: ignore[attr-defined]
+            out[-1]["chapters"].append(e)
     return out
 
 

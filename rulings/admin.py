@@ -55,12 +55,12 @@ class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
     def short_text(self, obj: Ruling) -> str:
         return obj.text[:100]
 
-    def save_model(self, request: HttpRequest, obj: Ruling, form, change: bool) -> None:  # type: ignore[no-untyped-def]
+    def save_model(self, request: HttpRequest, obj: Ruling, form, change: bool) -> None:
         obj.text_hash = ruling_hash(obj.text)
         super().save_model(request, obj, form, change)
         obj.links.update(date=obj.date)  # the copy rule pages sort by
 
-    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:  # type: ignore[no-untyped-def]
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         if "text" in form.changed_data:  # a corrected text may lean on other rules
             link_rulings([form.instance.pk])

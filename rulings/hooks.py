@@ -55,7 +55,7 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
     for cards_file, rulings_file in sources:
         write(f"Importing cards from {cards_file} …")
 
-        def link(result):  # type: ignore[no-untyped-def]
+        def link(result):
             ids = result.to_link()
             if ids is None or ids:
                 link_rulings(ids)

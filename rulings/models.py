@@ -132,7 +132,7 @@ class RulingLink(models.Model):
     def __str__(self) -> str:
         return f"{self.ruling_id} → {self.current_number or self.number} ({self.kind})"
 
-    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def save(self, *args, **kwargs) -> None:
         if self.date is None:  # a link added by hand (admin)
             self.date = self.ruling.date
         super().save(*args, **kwargs)

@@ -42,9 +42,9 @@ def open_source(name: str) -> Iterator[IO[bytes]]:
             raise SourceError(f"{name}: no such file")
         raw = path.open("rb")
     try:
-        stream = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw  # type: ignore[arg-type]
+        stream = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw
         if stream.peek(2)[:2] == b"\x1f\x8b":
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream))  # type: ignore[arg-type]
+            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream))
         yield stream
     finally:
         raw.close()

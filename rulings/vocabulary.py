@@ -185,7 +185,7 @@ def mine_keyword_lines(
             fr_items = _split_items(fr_line)
             if len(fr_items) != len(items):
                 continue
-            for (name, rest), fr_item in zip(matched, fr_items, strict=True):  # type: ignore[misc]
+            for (name, rest), fr_item in zip(matched, fr_items, strict=True):
                 if _parameter_only(rest) or ":" in fr_item:  # "Enchanter : créature"
                     seen_here.setdefault(name, _french_term(fr_item))
         for name, term in seen_here.items():  # one vote per card, whatever its reprints

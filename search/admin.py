@@ -16,12 +16,12 @@ class IndexedAdminMixin:
 
     def delete_model(self, request: HttpRequest, obj: Model) -> None:
         touched = groups_touched(obj)
-        super().delete_model(request, obj)  # type: ignore[misc]
+        super().delete_model(request, obj)
         _enqueue(touched)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         touched = [t for obj in queryset for t in groups_touched(obj)]
-        super().delete_queryset(request, queryset)  # type: ignore[misc]
+        super().delete_queryset(request, queryset)
         _enqueue(touched)
 
 

@@ -64,7 +64,7 @@ class ApostropheFilter(Filter):
     def __init__(self, keep_elided: bool = False) -> None:
         self.keep_elided = keep_elided
 
-    def __call__(self, tokens):  # type: ignore[no-untyped-def]
+    def __call__(self, tokens):
         for t in tokens:
             text = t.text
             if "'" not in text and "’" not in text:
@@ -84,7 +84,7 @@ class DotFilter(Filter):
     """Keeps a rule number whole and adds its pieces nothing; splits dotted abbreviations
     that are not numbers ("e.g." -> "e", "g")."""
 
-    def __call__(self, tokens):  # type: ignore[no-untyped-def]
+    def __call__(self, tokens):
         for t in tokens:
             if "." in t.text and not t.text[:1].isdigit():
                 for part in t.text.split("."):
@@ -95,7 +95,7 @@ class DotFilter(Filter):
                 yield t
 
 
-def _base(keep_elided: bool = False):  # type: ignore[no-untyped-def]
+def _base(keep_elided: bool = False):
     return (
         RegexTokenizer(TOKENS)
         | LowercaseFilter()
@@ -105,12 +105,12 @@ def _base(keep_elided: bool = False):  # type: ignore[no-untyped-def]
     )
 
 
-def english():  # type: ignore[no-untyped-def]
+def english():
     """English stemming (Porter), accents folded, the shared stop words."""
     return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter()
 
 
-def french():  # type: ignore[no-untyped-def]
+def french():
     """French: accents folded *before* stemming, so "pietinement" finds "piétinement"."""
     return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter(lang="fr")
 
@@ -119,14 +119,14 @@ def french():  # type: ignore[no-untyped-def]
 ANALYZERS: dict[str, Callable] = {"english": english, "french": french}
 
 
-def text_analyzer(name: str):  # type: ignore[no-untyped-def]
+def text_analyzer(name: str):
     """The text analyzer called `name`; a language with none of its own gets English's
     tokenizing and folding without stemming."""
     factory = ANALYZERS.get(name)
     return factory() if factory else _base() | StopFilter(stoplist=stop_words(), minsize=1)
 
 
-def names():  # type: ignore[no-untyped-def]
+def names():
     """Names and titles: no stemming (prefixes must match: "Audaci*"), no stop words."""
     return _base(keep_elided=True)
 

@@ -15,7 +15,7 @@ _DEFAULT = (("en", "english"),)
 def configured() -> tuple[tuple[str, str], ...]:
     """(code, analyzer) of each language, the first being the one texts are written in."""
     found = getattr(settings, "SEARCH_LANGUAGES", None) if settings.configured else None
-    return tuple(tuple(pair) for pair in found) if found else _DEFAULT  # type: ignore[misc]
+    return tuple(tuple(pair) for pair in found) if found else _DEFAULT
 
 
 def codes() -> tuple[str, ...]:

@@ -133,7 +133,7 @@ def _drain_locked(backend: SearchBackend) -> SyncReport:
             if group == ALL or plan[kind] is None:
                 plan[kind] = None
             else:
-                plan[kind].add(group)  # type: ignore[union-attr]
+                plan[kind].add(group)
         for kind, groups in plan.items():
             added, deleted = sync(kind, groups, backend=backend)
             report.merge(kind, added, deleted)

@@ -42,7 +42,7 @@ def expected_counts() -> dict[str, dict[str, int]]:
 
 
 @pytest.fixture(scope="session")
-def archive(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def archive(django_db_setup, django_db_blocker):
     """The whole shared archive imported into the test database, once per session."""
     if not shared_available():
         pytest.skip(NO_SHARED)
@@ -61,7 +61,7 @@ DYNAMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
 
 
 @pytest.fixture(scope="session")
-def cards(archive, django_db_blocker):  # type: ignore[no-untyped-def]
+def cards(archive, django_db_blocker):
     """All shared cards and rulings (plus the demo Peregrine Dynamo), linked to the archive,
     and the EN/FR vocabulary, imported once per session after the archive."""
     if not (CARDS / "cards.jsonl.gz").is_file():
@@ -81,7 +81,7 @@ def cards(archive, django_db_blocker):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def search_index(cards, django_db_blocker):  # type: ignore[no-untyped-def]
+def search_index(cards, django_db_blocker):
     """The search index of everything above, built once per session into the test index
     folder (settings.KB_INDEX_DIR, which browser tests' server reads too)."""
     import shutil

@@ -94,7 +94,7 @@ class Importer:
                 )
             )
 
-    def _import(self, doc, checksum, source, set_name, set_code, replace, last):  # type: ignore[no-untyped-def]
+    def _import(self, doc, checksum, source, set_name, set_code, replace, last):
         started = time.perf_counter()
         date = doc.effective_date
         existing = Release.objects.filter(effective_date=date).first()

@@ -220,7 +220,7 @@ def _chain_lineages(
         first = cell(path[0])
         if path[0][0] == 0 and keeps_head:
             lineage[c] = first.lineage_id
-            taken.add(first.lineage_id)  # type: ignore[arg-type]
+            taken.add(first.lineage_id)
             continue
         keys[c] = family.lineage_key(first, columns[path[0][0]].date)
         for ji in reversed(path):
@@ -231,15 +231,15 @@ def _chain_lineages(
                 break
     rekey = {lineage[c]: keys[c] for c in range(len(chains)) if keys[c] and lineage[c]}
     if rekey:
-        _set_keys(family.lineage_model, rekey)  # type: ignore[arg-type]
+        _set_keys(family.lineage_model, rekey)
     fresh = [c for c in range(len(chains)) if lineage[c] is None]
     if fresh:
         created = family.lineage_model.objects.bulk_create(
-            [family.new_lineage(keys[c], cell(chains[c][0])) for c in fresh]  # type: ignore[arg-type]
+            [family.new_lineage(keys[c], cell(chains[c][0])) for c in fresh]
         )
         for c, obj in zip(fresh, created, strict=True):
             lineage[c] = obj.pk
-    return lineage  # type: ignore[return-value]
+    return lineage
 
 
 def _keyed_chain_lineages(
@@ -368,8 +368,8 @@ def _group_cells(t: int, window: _Window) -> _Groups:
             if s.row_id is not None:
                 old[s.row_id] = (s, cell.lineage_id)
             p = col_pred.get(i)
-            if p is not None and prev_cells[p].slots[t].value == s.value:  # type: ignore[index]
-                g = prev_gid[p]  # type: ignore[index]
+            if p is not None and prev_cells[p].slots[t].value == s.value:
+                g = prev_gid[p]
                 last[g] = (j, i)
                 if s.row_id is not None:
                     cands[g].append(s.row_id)
@@ -379,7 +379,7 @@ def _group_cells(t: int, window: _Window) -> _Groups:
                 last.append((j, i))
                 own = s.row_id is not None and (
                     j == 0 or (s.old_from is not None and s.old_from > lower)
-                )  # type: ignore[operator]
+                )
                 row_of.append(s.row_id if own else None)
                 cands.append([s.row_id] if s.row_id is not None and not own else [])
                 source.append(None)
@@ -470,10 +470,10 @@ def _write_rows(table: Table, plan: _Plan, row_of: list[int | None]) -> None:
         )
         for (g, _, _, _), rid in zip(creates, ids, strict=True):
             row_of[g] = rid
-        table.create_children([(row_of[g], src) for g, _, src, _ in creates if src is not None])  # type: ignore[misc]
+        table.create_children([(row_of[g], src) for g, _, src, _ in creates if src is not None])
         copies = [(row_of[g], cf) for g, _, src, cf in creates if src is None]
         if copies:
-            table.copy_children(copies)  # type: ignore[arg-type]
+            table.copy_children(copies)
 
 
 def _mirror_new_columns(

@@ -206,7 +206,7 @@ def _number(out: SearchPage, number: str, date: dt.date) -> None:
         out.nearest = selectors.nearest_numbers(number, date) if is_number(number) else []
         return
     hit = Hit("rule", "", number, "", "", number, "", "", None, None, None, 0.0)
-    out.jump = document_type("rule").url(hit, out.release_token)  # type: ignore[union-attr]
+    out.jump = document_type("rule").url(hit, out.release_token)
 
 
 def without_stop_words(groups: list[Group]) -> list[Group]:
@@ -250,7 +250,7 @@ def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
         for size in range(min(longest, len(groups) - i), 0, -1):
             span = words[i : i + size]
             if all(isinstance(w, Word) and not w.prefix for w in span):
-                key = tuple(fold(w.text) for w in span)  # type: ignore[union-attr]
+                key = tuple(fold(w.text) for w in span)
                 if key in vocabulary:
                     match = (size, key, vocabulary[key])
                     break
@@ -259,7 +259,7 @@ def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
             i += 1
             continue
         size, key, english = match
-        typed = " ".join(w.text for w in words[i : i + size])  # type: ignore[union-attr]
+        typed = " ".join(w.text for w in words[i : i + size])
         original: Item = Phrase(typed) if size > 1 else Word(typed)
         out.append(Group((original, Phrase(english) if " " in english else Word(english))))
         via[typed] = english
@@ -267,7 +267,7 @@ def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
     return out
 
 
-def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQuery) -> None:  # type: ignore[no-untyped-def]
+def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQuery) -> None:
     words = [
         i.text
         for g in parsed.groups
@@ -311,7 +311,7 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[s
     return out
 
 
-def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:  # type: ignore[no-untyped-def]
+def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:
     """A query naming a glossary term (or, in French, its vocabulary term): the rules its
     entry cites first, then the entry, then the rest as ranked."""
     if request.lang or (request.kinds and not {"rule", "glossary"} & set(request.kinds)):
@@ -347,7 +347,7 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
     out.results.hits = (first + rest)[: max(request.per_page, len(first))]
 
 
-def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:  # type: ignore[no-untyped-def]
+def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:
     hit = backend.lookup("rule", number=out.number, release=request.release)
     if hit:
         rest = [h for h in out.results.hits if not (h.kind == "rule" and h.number == out.number)]

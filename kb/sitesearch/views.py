@@ -54,7 +54,7 @@ def search(request: HttpRequest) -> HttpResponse:
     facets = [
         {
             "kind": k,
-            "label": document_type(k).label if document_type(k) else k,  # type: ignore[union-attr]
+            "label": document_type(k).label if document_type(k) else k,
             "count": results.counts.get(k, 0),
             "active": k in found.kinds,
             "url": _url(request, kind=[] if found.kinds == [k] else [k]),

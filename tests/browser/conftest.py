@@ -45,7 +45,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server_url(archive, cards, django_db_blocker) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def server_url(archive, cards, django_db_blocker) -> Iterator[str]:
     """A server process on the prepared test database (SQLite file)."""
     with django_db_blocker.unblock():
         if connection.vendor != "sqlite":
@@ -77,7 +77,7 @@ def server_url(archive, cards, django_db_blocker) -> Iterator[str]:  # type: ign
         except OSError as exc:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                log = proc.stderr.read()[-2000:]  # type: ignore[union-attr]
+                log = proc.stderr.read()[-2000:]
                 raise RuntimeError(f"the test server did not start: {log}") from exc
             time.sleep(0.3)
     yield url
@@ -86,7 +86,7 @@ def server_url(archive, cards, django_db_blocker) -> Iterator[str]:  # type: ign
 
 
 @pytest.fixture(scope="session")
-def browser():  # type: ignore[no-untyped-def]
+def browser():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -98,7 +98,7 @@ def browser():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def page(browser, request):  # type: ignore[no-untyped-def]
+def page(browser, request):
     context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
     pg = context.new_page()
     failed: list[str] = []
@@ -113,6 +113,6 @@ def page(browser, request):  # type: ignore[no-untyped-def]
     assert not failed, f"requests that failed or left the site: {failed}"
 
 
-def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)

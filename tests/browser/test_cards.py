@@ -10,7 +10,7 @@ from tests.browser.conftest import shot
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db]
 
 
-def test_misspelt_french_name_to_a_ruling_and_its_rule(page, server_url) -> None:  # type: ignore[no-untyped-def]
+def test_misspelt_french_name_to_a_ruling_and_its_rule(page, server_url) -> None:
     page.goto(server_url + "/fr/cards/")
     box = page.get_by_role("combobox")
     box.press_sequentially("catapulte a glans", delay=20)  # accent and a letter missing

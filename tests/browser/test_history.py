@@ -10,7 +10,7 @@ from tests.browser.conftest import shot
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db]
 
 
-def test_history_unfold_and_a_diff_deep_link(page, server_url) -> None:  # type: ignore[no-untyped-def]
+def test_history_unfold_and_a_diff_deep_link(page, server_url) -> None:
     page.goto(server_url + "/en/rules/602.2a/")
     page.get_by_role("link", name="History", exact=True).click()
     expect(page).to_have_url(server_url + "/en/rules/602.2a/history/")

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db]
 CHROMIUM_MAJORS = range(120, 170)
 
 
-def test_playwright_drives_this_chromium(browser) -> None:  # type: ignore[no-untyped-def]
+def test_playwright_drives_this_chromium(browser) -> None:
     from importlib.metadata import version
 
     major = int(browser.version.split(".")[0])
@@ -28,7 +28,7 @@ def test_playwright_drives_this_chromium(browser) -> None:  # type: ignore[no-un
     assert version("playwright") == "1.56.0"
 
 
-def test_read_602_2a_follow_a_reference_and_open_an_old_release(page, server_url) -> None:  # type: ignore[no-untyped-def]
+def test_read_602_2a_follow_a_reference_and_open_an_old_release(page, server_url) -> None:
     page.goto(server_url + "/en/")
     expect(page.get_by_role("heading", level=1)).to_have_text(
         "Magic: The Gathering Comprehensive Rules"
@@ -65,7 +65,7 @@ def test_read_602_2a_follow_a_reference_and_open_an_old_release(page, server_url
     shot(page, "5-602.2a-fr")
 
 
-def test_symbols_keyboard_and_cite(page, server_url) -> None:  # type: ignore[no-untyped-def]
+def test_symbols_keyboard_and_cite(page, server_url) -> None:
     page.goto(server_url + "/en/2014-02-01/rules/602.1a/")
     page.evaluate("document.fonts.ready")
     tap = page.get_by_role("img", name="tap symbol").first
@@ -85,7 +85,7 @@ def test_symbols_keyboard_and_cite(page, server_url) -> None:  # type: ignore[no
     )
 
 
-def test_a_phone_reads_without_sideways_scrolling(browser, server_url) -> None:  # type: ignore[no-untyped-def]
+def test_a_phone_reads_without_sideways_scrolling(browser, server_url) -> None:
     context = browser.new_context(viewport={"width": 375, "height": 740}, color_scheme="dark")
     page = context.new_page()
     for url in ("/en/", "/en/rules/702/", "/fr/rules/602.2a/", "/en/releases/"):

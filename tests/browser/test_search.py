@@ -11,7 +11,7 @@ from tests.browser.conftest import shot
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db]
 
 
-def test_search_from_the_header_box(page, server_url, search_index) -> None:  # type: ignore[no-untyped-def]
+def test_search_from_the_header_box(page, server_url, search_index) -> None:
     page.goto(server_url + "/fr/")
     page.keyboard.press("/")  # focuses the search box
     page.keyboard.type("piétinement")

@@ -17,16 +17,16 @@ pytestmark = requires_shared
 
 
 @cache
-def parsed(date: str):  # type: ignore[no-untyped-def]
+def parsed(date: str):
     return parse_bytes((CR_EN / f"{date}.txt").read_bytes(), source=f"{date}.txt")
 
 
-def entry(date: str, number: str):  # type: ignore[no-untyped-def]
+def entry(date: str, number: str):
     return next(e for e in parsed(date).entries if e.number == number)
 
 
 @pytest.mark.parametrize("path", release_files(), ids=lambda p: p.stem)
-def test_every_release_parses_to_the_expected_counts(path) -> None:  # type: ignore[no-untyped-def]
+def test_every_release_parses_to_the_expected_counts(path) -> None:
     doc = parsed(path.stem)
     assert doc.effective_date.isoformat() == path.stem
     assert doc.counts() == expected_counts()[path.stem]
@@ -39,7 +39,7 @@ def test_all_101_releases_are_there() -> None:
 @pytest.mark.parametrize(
     "path", sorted(CR_LEGACY.glob("*.txt")) if CR_LEGACY.is_dir() else [], ids=lambda p: p.stem
 )
-def test_legacy_layout_is_refused_clearly(path) -> None:  # type: ignore[no-untyped-def]
+def test_legacy_layout_is_refused_clearly(path) -> None:
     with pytest.raises(LegacyLayoutError, match="legacy layout not supported yet") as exc:
         parse_bytes(path.read_bytes(), source=path.name)
     assert path.name in str(exc.value)
@@ -159,7 +159,7 @@ def test_subrule_letters_skip_l_and_o_or_the_gap_is_recorded() -> None:
         for e in doc.entries:
             if e.kind != "subrule" or e.ordinal:
                 continue
-            rule, letters = re.match(r"^(\d+\.\d+)([a-z]+)$", e.number).groups()  # type: ignore[union-attr]
+            rule, letters = re.match(r"^(\d+\.\d+)([a-z]+)$", e.number).groups()
             assert "l" not in letters and "o" not in letters, (path.stem, e.number)
             expected = next_letters(last[rule]) if rule in last else "a"
             assert letters == expected or e.line in recorded, (path.stem, e.number)

@@ -9,7 +9,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture
-def client(archive) -> Client:  # type: ignore[no-untyped-def]
+def client(archive) -> Client:
     return Client()
 
 

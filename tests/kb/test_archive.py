@@ -33,7 +33,7 @@ def _quotes(text: str) -> str:
     return text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
 
 
-def test_kb_stats_equals_the_expected_counts_of_every_release(archive) -> None:  # type: ignore[no-untyped-def]
+def test_kb_stats_equals_the_expected_counts_of_every_release(archive) -> None:
     stats = json.loads(run("kb_stats", "--json"))
     expected = expected_counts()
     assert list(stats["releases"]) == sorted(expected)
@@ -46,18 +46,18 @@ def test_kb_stats_equals_the_expected_counts_of_every_release(archive) -> None: 
     assert totals["moves"] == RuleNumber.objects.moves().count() > 5000
 
 
-def test_counts_stored_at_import_equal_the_rows(archive) -> None:  # type: ignore[no-untyped-def]
+def test_counts_stored_at_import_equal_the_rows(archive) -> None:
     for release in Release.objects.all():
         assert release.counts == release_counts(release.effective_date), release
 
 
-def test_set_names_come_from_versions_csv(archive) -> None:  # type: ignore[no-untyped-def]
+def test_set_names_come_from_versions_csv(archive) -> None:
     names = dict(Release.objects.values_list("effective_date", "set_name_en"))
     assert names[dt.date(2009, 7, 11)] == "Magic 2010"
     assert names[dt.date(2024, 6, 7)] == "Modern Horizons 3"
 
 
-def test_the_archive_is_small(archive) -> None:  # type: ignore[no-untyped-def]
+def test_the_archive_is_small(archive) -> None:
     assert RuleVersion.objects.count() <= 15_000
     if connection.vendor == "sqlite":
         # The archive's own tables and indexes (the session may also hold the cards).
@@ -81,7 +81,7 @@ def seed_602_2a() -> list[tuple[dt.date | None, str]]:
     return out
 
 
-def test_602_2a_in_force_on_every_date_of_the_seed(archive) -> None:  # type: ignore[no-untyped-def]
+def test_602_2a_in_force_on_every_date_of_the_seed(archive) -> None:
     if not SEEDS.is_dir():
         pytest.skip(f"the seed documents are not at {SEEDS}")
     seed = seed_602_2a()
@@ -101,11 +101,10 @@ def test_602_2a_in_force_on_every_date_of_the_seed(archive) -> None:  # type: ig
     assert Release.objects.in_force_on(dt.date(2019, 5, 3)).effective_date == dt.date(2019, 1, 25)
 
 
-def test_602_2a_changes(archive) -> None:  # type: ignore[no-untyped-def]
+def test_602_2a_changes(archive) -> None:
     version = rule_version("602.2a", CURRENT)
     history = {
-        v.valid_from: v.change
-        for v in RuleVersion.objects.filter(lineage=version.lineage_id)  # type: ignore[union-attr]
+        v.valid_from: v.change for v in RuleVersion.objects.filter(lineage=version.lineage_id)
     }
     assert [d.isoformat() for d, c in sorted(history.items()) if "wording" in c] == [
         "2009-09-04",
@@ -119,16 +118,16 @@ def test_602_2a_changes(archive) -> None:  # type: ignore[no-untyped-def]
         "2019-01-25",
         "2019-06-14",
     ]
-    assert version.wording_since == dt.date(2024, 6, 7)  # type: ignore[union-attr]
-    assert version.valid_from == dt.date(2025, 6, 6)  # type: ignore[union-attr]
+    assert version.wording_since == dt.date(2024, 6, 7)
+    assert version.valid_from == dt.date(2025, 6, 6)
 
 
-def test_602_2a_as_of_a_date_is_one_query(archive) -> None:  # type: ignore[no-untyped-def]
+def test_602_2a_as_of_a_date_is_one_query(archive) -> None:
     with CaptureQueriesContext(connection) as queries:
         version = rule_version("602.2a", dt.date(2016, 5, 20))
     assert len(queries) == 1
-    assert version.valid_from == dt.date(2014, 2, 1)  # type: ignore[union-attr]
-    assert version.text_en.startswith("The player announces that he or she")  # type: ignore[union-attr]
+    assert version.valid_from == dt.date(2014, 2, 1)
+    assert version.text_en.startswith("The player announces that he or she")
 
 
 def _lineage_numbers(number: str, date: dt.date) -> list[tuple[str, str]]:
@@ -139,7 +138,7 @@ def _lineage_numbers(number: str, date: dt.date) -> list[tuple[str, str]]:
     ]
 
 
-def test_reveal_moved_to_701_20a_while_701_16a_became_investigate(archive) -> None:  # type: ignore[no-untyped-def]
+def test_reveal_moved_to_701_20a_while_701_16a_became_investigate(archive) -> None:
     numbers = _lineage_numbers("701.20a", CURRENT)
     assert ("701.16a", "2020-07-03") in numbers and numbers[-1] == ("701.20a", "2025-06-06")
     reveal_2025 = RuleNumber.objects.get(valid_on(dt.date(2025, 4, 4)), number="701.16a")
@@ -148,27 +147,27 @@ def test_reveal_moved_to_701_20a_while_701_16a_became_investigate(archive) -> No
     investigate = RuleNumber.objects.get(valid_on(CURRENT), number="701.16a")
     assert investigate.valid_from == dt.date(2025, 6, 6)
     assert investigate.lineage_id != now.lineage_id
-    assert rule_version("701.16a", CURRENT).text_en.startswith("“Investigate” means")  # type: ignore[union-attr]
-    assert rule_version("701.16a", dt.date(2024, 6, 7)).text_en.startswith("To reveal a card")  # type: ignore[union-attr]
+    assert rule_version("701.16a", CURRENT).text_en.startswith("“Investigate” means")
+    assert rule_version("701.16a", dt.date(2024, 6, 7)).text_en.startswith("To reveal a card")
 
 
-def test_handling_illegal_actions_is_one_lineage_from_714_to_733(archive) -> None:  # type: ignore[no-untyped-def]
+def test_handling_illegal_actions_is_one_lineage_from_714_to_733(archive) -> None:
     numbers = _lineage_numbers("733", CURRENT)
     assert numbers[0] == ("714", "2009-07-11") and numbers[-1] == ("733", "2026-04-17")
-    assert rule_version("714", dt.date(2009, 7, 11)).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
-    assert rule_version("733", CURRENT).text_en == "Handling Illegal Actions"  # type: ignore[union-attr]
+    assert rule_version("714", dt.date(2009, 7, 11)).text_en == "Handling Illegal Actions"
+    assert rule_version("733", CURRENT).text_en == "Handling Illegal Actions"
     # Its rules moved with it.
     assert _lineage_numbers("733.1", CURRENT)[0] == ("714.1", "2009-07-11")
 
 
-def test_the_tokens_insertion_renumbers_at_least_180_entries(archive) -> None:  # type: ignore[no-untyped-def]
+def test_the_tokens_insertion_renumbers_at_least_180_entries(archive) -> None:
     moves = RuleNumber.objects.moves().filter(valid_from=dt.date(2019, 7, 12))
     assert moves.count() >= 180
     assert moves.filter(previous_number="111", number="112").exists()  # Spells
-    assert rule_version("111", dt.date(2019, 7, 12)).text_en == "Tokens"  # type: ignore[union-attr]
+    assert rule_version("111", dt.date(2019, 7, 12)).text_en == "Tokens"
 
 
-def test_every_reference_resolves_in_its_release_or_is_recorded_dangling(archive) -> None:  # type: ignore[no-untyped-def]
+def test_every_reference_resolves_in_its_release_or_is_recorded_dangling(archive) -> None:
     checked = 0
     for release in Release.objects.all():
         date = release.effective_date
@@ -188,7 +187,7 @@ def test_every_reference_resolves_in_its_release_or_is_recorded_dangling(archive
     assert checked > 100_000
 
 
-def test_glossary_terms_are_versioned(archive) -> None:  # type: ignore[no-untyped-def]
+def test_glossary_terms_are_versioned(archive) -> None:
     tribal = GlossaryTerm.objects.get(key="tribal")
     last = tribal.versions.order_by("valid_from").last()
     assert last.headword == "Tribal (Obsolete)" and last.obsolete

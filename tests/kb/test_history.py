@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture
-def client(archive) -> Client:  # type: ignore[no-untyped-def]
+def client(archive) -> Client:
     return Client()
 
 
@@ -176,7 +176,7 @@ def test_constant_queries_for_small_and_large_history_and_diffs(client: Client) 
     assert max(counts.values()) <= 8
 
 
-def test_replace_invalidates_a_cached_diff(client: Client, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_replace_invalidates_a_cached_diff(client: Client, tmp_path) -> None:
     url = "/en/diff/2019-06-14..2019-07-12/"
     before = _counts(client.get(url).content.decode())
     text = (CR_EN / "2019-07-12.txt").read_text(encoding="utf-8")

@@ -23,12 +23,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def empty_archive(db) -> None:  # type: ignore[no-untyped-def]
+def empty_archive(db) -> None:
     """These tests start from an empty archive, even after the session imported the full one."""
     clear_archive()
 
 
-def test_import_one_file_leaves_a_record(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_import_one_file_leaves_a_record(capsys) -> None:
     out = run("import_rules", str(DEMO / "2024-06-07.txt"))
     assert "2024-06-07: created (5 rules, 11 subrules, 1 glossary terms" in out
     release = Release.objects.get()
@@ -80,8 +80,8 @@ def test_a_different_text_for_a_loaded_date_needs_replace(tmp_path: Path) -> Non
     assert table_dump() == before
     out = run("import_rules", str(changed), "--replace")
     assert "2019-01-25: replaced" in out
-    assert "they" in rule_version("602.5d", dt.date(2019, 1, 25)).text_en  # type: ignore[union-attr]
-    assert "he or she" in rule_version("602.5d", dt.date(2018, 4, 27)).text_en  # type: ignore[union-attr]
+    assert "they" in rule_version("602.5d", dt.date(2019, 1, 25)).text_en
+    assert "he or she" in rule_version("602.5d", dt.date(2018, 4, 27)).text_en
     assert ImportRecord.objects.filter(action="replaced").count() == 1
     assert Release.objects.get(effective_date=dt.date(2019, 1, 25)).set_name_en == (
         "Ravnica Allegiance"
@@ -171,12 +171,12 @@ def test_bad_arguments_are_command_errors() -> None:
         run("import_rules", str(DEMO / "2010-02-01.txt"), "--lang", "fr")
 
 
-def test_an_import_that_fails_midway_changes_nothing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_import_that_fails_midway_changes_nothing(monkeypatch) -> None:
     run("import_rules", str(DEMO / "2010-02-01.txt"))
     before = table_dump()
     from kb.archive import families
 
-    def boom(self, date):  # type: ignore[no-untyped-def]
+    def boom(self, date):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(families.GlossaryFamily, "load_cells", boom)
@@ -186,7 +186,7 @@ def test_an_import_that_fails_midway_changes_nothing(monkeypatch) -> None:  # ty
     assert table_dump() == before
 
 
-def _import(importer: Importer, path: Path, **kw) -> None:  # type: ignore[no-untyped-def]
+def _import(importer: Importer, path: Path, **kw) -> None:
     text = path.read_text(encoding="utf-8")
     importer.import_document(parse_text(text, source=path.name), checksum=text_checksum(text), **kw)
 
@@ -228,10 +228,10 @@ def test_replacing_a_release_in_the_middle(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused):
         importer.import_document(parse_text(edited), checksum=text_checksum(edited))
     importer.import_document(parse_text(edited), checksum=text_checksum(edited), replace=True)
-    assert rule_version("602.2a", dt.date(2024, 6, 7)).text_en.startswith(  # type: ignore[union-attr]
+    assert rule_version("602.2a", dt.date(2024, 6, 7)).text_en.startswith(
         "The player announces that they activate the ability."
     )
-    assert rule_version("602.2a", dt.date(2024, 7, 30)).text_en.startswith(  # type: ignore[union-attr]
+    assert rule_version("602.2a", dt.date(2024, 7, 30)).text_en.startswith(
         "The player announces that they are activating the ability."
     )
     importer.import_document(parse_text(text), checksum=text_checksum(text), replace=True)

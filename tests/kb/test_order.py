@@ -49,7 +49,7 @@ def _start(order: list[Path], db: Path) -> subprocess.Popen[str]:
 
 def test_reverse_order_and_a_release_inserted_last_give_the_same_archive(
     archive, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     files = release_files()
     middle = files.index(archive / "2019-07-12.txt")  # the Tokens insertion
     orders = {

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def client(db) -> Client:  # type: ignore[no-untyped-def]
+def client(db) -> Client:
     clear_archive()
     run("import_rules", str(DEMO))
     return Client()
@@ -32,7 +32,7 @@ def test_demo_pages(client: Client) -> None:
     )
 
 
-def test_no_release_loaded_is_a_clear_404(db) -> None:  # type: ignore[no-untyped-def]
+def test_no_release_loaded_is_a_clear_404(db) -> None:
     clear_archive()
     c = Client()
     assert c.get("/en/").status_code == 200

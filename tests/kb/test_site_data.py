@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def empty_archive(db) -> None:  # type: ignore[no-untyped-def]
+def empty_archive(db) -> None:
     clear_archive()
     clear_cards()
 

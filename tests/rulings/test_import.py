@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def no_cards(db) -> None:  # type: ignore[no-untyped-def]
+def no_cards(db) -> None:
     clear_cards()
 
 
@@ -251,7 +251,7 @@ def http_dir(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(  # noqa: E731
         *a, directory=str(tmp_path), **k
     )
-    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None  # type: ignore[method-assign]
+    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -27,12 +27,12 @@ def test_normalize_folds_case_accents_and_punctuation() -> None:
     assert normalize("Élémental") == normalize("elemental")
 
 
-def test_the_frozen_card_queries_find_the_card_in_the_top_five(cards) -> None:  # type: ignore[no-untyped-def]
+def test_the_frozen_card_queries_find_the_card_in_the_top_five(cards) -> None:
     accuracy, misses = top5_accuracy(QUERIES)
     assert accuracy >= 0.9, misses
 
 
-def test_face_names_and_french_names_find_their_card(cards) -> None:  # type: ignore[no-untyped-def]
+def test_face_names_and_french_names_find_their_card(cards) -> None:
     assert cards_of("authority")[0] == "Appeal // Authority"
     names = cards_of("porte de la guilde d'izzet")[:3]
     assert sorted(names) == ["Izzet Guildgate", "Izzet Guildgate (a)", "Izzet Guildgate (b)"]
@@ -41,7 +41,7 @@ def test_face_names_and_french_names_find_their_card(cards) -> None:  # type: ig
     assert cards_of("foudre")[0] == "Lightning Bolt"
 
 
-def test_prefix_matches_come_first(cards) -> None:  # type: ignore[no-untyped-def]
+def test_prefix_matches_come_first(cards) -> None:
     results = search_cards("lightning", limit=20)
     assert len(results) == 20
     assert all(normalize(m.name).startswith("lightning") for m in results[:10])

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture
-def client(cards) -> Client:  # type: ignore[no-untyped-def]
+def client(cards) -> Client:
     return Client()
 
 

@@ -49,7 +49,7 @@ def test_a_malformed_curated_row_is_refused_with_its_line(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_the_cards_name_most_keywords_and_the_known_ones_right(cards) -> None:  # type: ignore[no-untyped-def]
+def test_the_cards_name_most_keywords_and_the_known_ones_right(cards) -> None:
     report = build_vocabulary()
     assert report.unresolved == []
     assert report.keywords["keyword ability"] == len(

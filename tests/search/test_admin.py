@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(db) -> Client:  # type: ignore[no-untyped-def]
+def staff(db) -> Client:
     from tests.kb.helpers import clear_archive
     from tests.rulings.helpers import clear_cards
 

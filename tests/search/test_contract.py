@@ -28,7 +28,7 @@ def _doc(**fields: object) -> SearchDocument:
         texts[{"title": "titles", "body": "bodies", "extra": "extras"}[part]][code] = fields.pop(
             name
         )
-    return SearchDocument(**fields, **texts)  # type: ignore[arg-type]
+    return SearchDocument(**fields, **texts)
 
 
 DOCS = [
@@ -124,13 +124,13 @@ DOCS = [
 
 
 @pytest.fixture(params=BACKENDS)
-def backend(request, tmp_path: Path) -> SearchBackend:  # type: ignore[no-untyped-def]
+def backend(request, tmp_path: Path) -> SearchBackend:
     b = import_string(request.param)(tmp_path / "index")
     b.index(DOCS)
     return b
 
 
-def ask(backend: SearchBackend, *groups, **kwargs):  # type: ignore[no-untyped-def]
+def ask(backend: SearchBackend, *groups, **kwargs):
     request = SearchRequest(
         groups=tuple(Group(tuple(g) if isinstance(g, tuple) else (g,)) for g in groups),
         **kwargs,
@@ -138,7 +138,7 @@ def ask(backend: SearchBackend, *groups, **kwargs):  # type: ignore[no-untyped-d
     return backend.search(request)
 
 
-def keys(results) -> list[str]:  # type: ignore[no-untyped-def]
+def keys(results) -> list[str]:
     return [h.key for h in results.hits]
 
 
@@ -190,8 +190,8 @@ def test_a_release_sees_the_versions_valid_on_its_date(backend: SearchBackend) -
 def test_lookup_by_rule_number_or_ref(backend: SearchBackend) -> None:
     old = backend.lookup("rule", number="702.19b", release=D(2015, 1, 1))
     new = backend.lookup("rule", number="702.19b", release=D(2026, 1, 1))
-    assert (old.key, new.key) == ("2", "3")  # type: ignore[union-attr]
-    assert backend.lookup("glossary", ref="trample").title("en") == "Trample"  # type: ignore[union-attr]
+    assert (old.key, new.key) == ("2", "3")
+    assert backend.lookup("glossary", ref="trample").title("en") == "Trample"
     assert backend.lookup("rule", number="702.19b", release=D(2000, 1, 1)) is None
     assert backend.lookup("card", ref="herald-of-war") is None  # not looked up by ref
 

@@ -24,7 +24,7 @@ DEMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cr" / "en"
 
 
 @pytest.fixture(autouse=True)
-def empty_database(db) -> None:  # type: ignore[no-untyped-def]
+def empty_database(db) -> None:
     """The session may have loaded the whole archive and the cards: start from nothing (the
     test's transaction rolls back)."""
     clear_archive()
@@ -33,7 +33,7 @@ def empty_database(db) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def index_dir(tmp_path: Path):  # type: ignore[no-untyped-def]
+def index_dir(tmp_path: Path):
     with override_settings(KB_INDEX_DIR=tmp_path / "index"):
         yield tmp_path / "index"
 
@@ -67,7 +67,7 @@ def test_an_edit_reaches_the_index_through_the_outbox(index_dir: Path) -> None:
     version.text_en = "A keyword ability that changes combat damage. See rule 702.19."
     version.save()
     report = drain()
-    assert (report.added, report.deleted) == (1, 1)  # type: ignore[union-attr]
+    assert (report.added, report.deleted) == (1, 1)
     (new_id,) = backend.ids("glossary")
     assert new_id != old_id
     assert check().clean
@@ -97,13 +97,13 @@ def test_a_busy_writer_leaves_the_entries_for_the_next_one(index_dir: Path) -> N
     with writer_lock().acquire(timeout=0):
         assert drain(wait=0) is None  # someone else is writing: the outbox keeps the entry
     assert IndexOutbox.objects.count() == 2  # the term's save and the version's
-    assert drain(wait=0).added == 1  # type: ignore[union-attr]
+    assert drain(wait=0).added == 1
 
 
 @override_settings(KB_SEARCH_AUTO_DRAIN=True)
 def test_after_commit_the_outbox_drains_once(
     index_dir: Path, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         version = glossary_entry()
         version.text_en = "Edited twice in one transaction."
@@ -131,14 +131,14 @@ def test_a_release_reindexes_only_the_versions_it_opens_or_closes(index_dir: Pat
     assert check().clean
     # An unchanged re-import changes nothing.
     call_command("import_rules", str(DEMO / "2019-01-25.txt"), verbosity=0)
-    assert (drain().added, drain().deleted) == (0, 0)  # type: ignore[union-attr]
+    assert (drain().added, drain().deleted) == (0, 0)
     assert RuleVersion.objects.exists()
 
 
-def _expected_rule_ids():  # type: ignore[no-untyped-def]
+def _expected_rule_ids():
     from search.registry import document_type
 
-    return (d.doc_id for d in document_type("rule").documents(None))  # type: ignore[union-attr]
+    return (d.doc_id for d in document_type("rule").documents(None))
 
 
 @override_settings(KB_SEARCH_AUTO_DRAIN=True)

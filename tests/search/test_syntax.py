@@ -42,7 +42,7 @@ def test_broken_input_is_read_as_words() -> None:
 
 
 def test_analyzers_fold_accents_before_stemming_and_keep_numbers_whole() -> None:
-    def tokens(analyzer, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+    def tokens(analyzer, text: str) -> list[str]:
         return [t.text for t in analyzer(text)]
 
     assert tokens(french(), "piétinement") == tokens(french(), "pietinement") == ["pietin"]

@@ -35,7 +35,7 @@ WORDS = [
 
 
 @pytest.fixture(scope="module")
-def searcher(tmp_path_factory):  # type: ignore[no-untyped-def]
+def searcher(tmp_path_factory):
     """Two segments of generated documents (so document numbers span sub-readers), with
     deletions in the first."""
     folder = tmp_path_factory.mktemp("matching")
@@ -62,11 +62,11 @@ def searcher(tmp_path_factory):  # type: ignore[no-untyped-def]
         yield s
 
 
-def _whoosh(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
+def _whoosh(s, query) -> dict[int, float]:
     return {hit.docnum: hit.score for hit in s.search(query, limit=None)}
 
 
-def _ours(s, query) -> dict[int, float]:  # type: ignore[no-untyped-def]
+def _ours(s, query) -> dict[int, float]:
     mask, scores = scoring.evaluate(query, scoring.LeafCache(s))
     return {int(n): float(scores[n]) for n in np.flatnonzero(mask)}
 
@@ -95,7 +95,7 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=repr)
-def test_matches_and_scores_are_whooshs(searcher, query) -> None:  # type: ignore[no-untyped-def]
+def test_matches_and_scores_are_whooshs(searcher, query) -> None:
     theirs, ours = _whoosh(searcher, query), _ours(searcher, query)
     assert ours.keys() == theirs.keys()
     for docnum, score in theirs.items():
@@ -109,7 +109,7 @@ def test_top_orders_by_score_then_document_number() -> None:
     assert scoring.top(scores, np.array([0, 4, 5]), 10) == [(2.0, 4), (1.0, 0), (0.5, 5)]
 
 
-def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:  # type: ignore[no-untyped-def]
+def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:
     cache = scoring.LeafCache(searcher, budget=400)
     sizes = [len(cache.leaf(Term("body_en", w))[0]) for w in ("trampl", "creatur", "abil")]
     assert sum(sizes) > 400  # so something had to go
@@ -119,7 +119,7 @@ def test_the_leaf_cache_keeps_to_its_budget(searcher) -> None:  # type: ignore[n
 
 @pytest.mark.slow
 @pytest.mark.django_db
-def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:
     """The relevance queries on the session's full index: the same totals and the same top
     ten as Whoosh's own collector, release scope included."""
     from kb.selectors import Releases
@@ -155,7 +155,7 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:  # type
 
 
 @pytest.fixture
-def backend(tmp_path):  # type: ignore[no-untyped-def]
+def backend(tmp_path):
     from search.backends.whoosh.backend import WhooshBackend
 
     from .test_contract import DOCS
@@ -165,13 +165,13 @@ def backend(tmp_path):  # type: ignore[no-untyped-def]
     return b
 
 
-def _ask(backend, word: str, **kwargs):  # type: ignore[no-untyped-def]
+def _ask(backend, word: str, **kwargs):
     from search.syntax import Group, Word
 
     return backend.search(SearchRequest(groups=(Group((Word(word),)),), **kwargs))
 
 
-def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> None:
     import datetime as dt
 
     from .test_contract import DOCS
@@ -193,7 +193,7 @@ def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> No
     assert _ask(backend, "trample", release=dt.date(2019, 1, 1)).total == 4
 
 
-def test_a_process_that_never_searched_warms_nothing(backend) -> None:  # type: ignore[no-untyped-def]
+def test_a_process_that_never_searched_warms_nothing(backend) -> None:
     from .test_contract import DOCS
 
     backend.ids()
@@ -202,7 +202,7 @@ def test_a_process_that_never_searched_warms_nothing(backend) -> None:  # type: 
     assert backend.warming is None
 
 
-def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:
     """Postings long enough to be read from the files, and no leaf cache: Whoosh's readers
     seek and read shared file objects, so unserialized threads would read each other's
     blocks."""
@@ -251,7 +251,7 @@ def test_threads_searching_at_once_get_what_one_thread_gets(tmp_path) -> None:  
     assert not failures, failures[:3]
 
 
-def test_a_new_process_warms_the_tables_and_the_most_frequent_words(backend) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_process_warms_the_tables_and_the_most_frequent_words(backend) -> None:
     import datetime as dt
 
     backend.warm(dt.date(2021, 1, 1))
@@ -270,7 +270,7 @@ def test_a_new_process_warms_the_tables_and_the_most_frequent_words(backend) -> 
 
 
 @pytest.mark.django_db
-def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplog) -> None:
     from kb.sitesearch import service
 
     assert service.start_warm_up() is None  # off in the test settings
@@ -283,7 +283,7 @@ def test_the_web_warm_up_without_an_index_does_nothing(tmp_path, settings, caplo
     assert "search warm-up skipped" in caplog.text
 
 
-def test_per_release_tables_make_room_without_dropping_the_others(backend) -> None:  # type: ignore[no-untyped-def]
+def test_per_release_tables_make_room_without_dropping_the_others(backend) -> None:
     import datetime as dt
 
     from search.backends.whoosh.searchers import MEMO_RELEASES
@@ -298,7 +298,7 @@ def test_per_release_tables_make_room_without_dropping_the_others(backend) -> No
     assert {("kinds",), ("leaves",)} <= set(backend._memo)
 
 
-def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:  # type: ignore[no-untyped-def]
+def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:
     from .test_contract import DOCS
 
     old = backend.searcher()
@@ -311,6 +311,6 @@ def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:  # type
     assert ("late",) not in backend._memo
 
 
-def test_a_page_below_one_is_the_first(backend) -> None:  # type: ignore[no-untyped-def]
+def test_a_page_below_one_is_the_first(backend) -> None:
     assert _ask(backend, "trample", page=0).hits == _ask(backend, "trample").hits
     assert _ask(backend, "trample", page=-3).page == 1

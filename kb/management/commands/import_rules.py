@@ -57,7 +57,7 @@ class Command(BaseCommand):
         else:
             bar.write(line, file=stream._out)
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         with deferred():  # the search index follows once, after the last release
             self._handle(opts)
 

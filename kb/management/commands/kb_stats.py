@@ -30,7 +30,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         stats = archive_stats()
         if opts["json"]:
             self.stdout.write(json.dumps(stats, indent=2, ensure_ascii=False))

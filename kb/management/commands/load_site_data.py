@@ -33,7 +33,7 @@ class Command(BaseCommand):
             help="Folder holding cr/en (default: KB_DATA_DIR, ../shared/data).",
         )
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         with deferred(drain_after=False):
             self._load(opts)
         self._index(opts["verbosity"])

@@ -21,7 +21,7 @@ class Command(BaseCommand):
             "--curated", default=str(CURATED_FILE), help="The curated EN/FR terms (CSV)."
         )
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         try:
             report = build_vocabulary(Path(opts["curated"]))
         except (OSError, VocabularyFileError) as exc:

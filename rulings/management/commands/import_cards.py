@@ -37,13 +37,13 @@ class Command(BaseCommand):
             "--no-link", action="store_true", help="Do not link the rulings to rules."
         )
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         from rulings.linking import link_rulings
 
         verbosity = opts["verbosity"]
         bar = tqdm(unit=" records", disable=verbosity < 1, file=self.stderr)
 
-        def link(result):  # type: ignore[no-untyped-def]
+        def link(result):
             if not opts["no_link"]:
                 ids = result.to_link()
                 result.linked = link_rulings(ids) if ids is None or ids else 0

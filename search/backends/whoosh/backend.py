@@ -45,7 +45,7 @@ class WhooshBackend(Searchers, SearchBackend):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def _writer(self, ix: index.Index, bulk: bool):  # type: ignore[no-untyped-def]
+    def _writer(self, ix: index.Index, bulk: bool):
         if bulk:
             return ix.writer(procs=2, multisegment=True, limitmb=256)
         return ix.writer(timeout=30.0)

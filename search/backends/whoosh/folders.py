@@ -50,7 +50,7 @@ class LiveFolder:
         if self.live is not None and self.live[0] == name:
             return self.live[1], False
         try:
-            self.live = (name, index.open_dir(str(self.root / name)))  # type: ignore[arg-type]
+            self.live = (name, index.open_dir(str(self.root / name)))
         except Exception as exc:  # any failure to open means "unavailable"
             raise SearchUnavailable(f"cannot open the search index in {self.root}: {exc}") from exc
         return self.live[1], True

@@ -22,10 +22,10 @@ class Mark(highlight.Formatter):
 
     between = " … "
 
-    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+    def format_token(self, text, token, replace=False):
         return f"<mark>{html.escape(highlight.get_text(text, token, replace))}</mark>"
 
-    def format_fragment(self, fragment, replace=False):  # type: ignore[no-untyped-def]
+    def format_fragment(self, fragment, replace=False):
         out, index_ = [], fragment.startchar
         text = fragment.text
         for t in fragment.matches:
@@ -50,7 +50,7 @@ def query_terms(query: Query) -> dict[str, set[str]]:
     return terms
 
 
-def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Schema) -> Hit:  # type: ignore[no-untyped-def]
+def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Schema) -> Hit:
     fields = hit.fields()
     codes = conf.codes()
     snippets = {
@@ -97,7 +97,7 @@ def _matched(
     return sorted(langs)
 
 
-def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:  # type: ignore[no-untyped-def]
+def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:
     text = hit.get(names[0], "")
     if not text:
         return ""

@@ -29,7 +29,7 @@ class LeafCache:
     """The (document numbers, scores) of each leaf query already evaluated on one searcher,
     least recently used first out once the budget of postings is spent."""
 
-    def __init__(self, searcher, budget: int = BUDGET) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, searcher, budget: int = BUDGET) -> None:
         self.searcher = searcher
         self.budget = budget
         self.size = self.searcher.doc_count_all()

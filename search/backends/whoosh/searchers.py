@@ -42,7 +42,7 @@ def serialized(method: Callable) -> Callable:
     """Run under the reading lock (see the module's docstring)."""
 
     @functools.wraps(method)
-    def reading(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def reading(self, *args, **kwargs):
         with self._reading:
             return method(self, *args, **kwargs)
 
@@ -62,13 +62,13 @@ class Searchers:
         self._reading = threading.RLock()
         self.warming: threading.Thread | None = None
 
-    def _index(self):  # type: ignore[no-untyped-def]
+    def _index(self):
         ix, reopened = self.folder.open()
         if reopened:
             self._searcher = None
         return ix
 
-    def searcher(self):  # type: ignore[no-untyped-def]
+    def searcher(self):
         """The process's searcher, refreshed when the index changed (cheap when it did not)."""
         with self._lock:
             if not self.folder.exists():
@@ -112,7 +112,7 @@ class Searchers:
         keys = [("kinds",), ("scope", release), ("catalogue", release), ("dictionary",)]
         self._warm(s, keys, self._frequent_leaves(s, WARM_START_POSTINGS))
 
-    def _frequent_leaves(self, s, postings: int) -> list[Query]:  # type: ignore[no-untyped-def]
+    def _frequent_leaves(self, s, postings: int) -> list[Query]:
         """The leaves of the words with the most occurrences in each field, those in the
         most documents first, up to that many postings in all."""
         reader, found = s.reader(), []
@@ -132,7 +132,7 @@ class Searchers:
                 out.append(query)
         return out
 
-    def _warm(self, s, keys: list[tuple], leaves: list[Query]) -> None:  # type: ignore[no-untyped-def]
+    def _warm(self, s, keys: list[tuple], leaves: list[Query]) -> None:
         """Runs in a thread, a step at a time under the reading lock, pausing between steps
         so that waiting searches get the lock (it is not fair); gives up when a newer searcher
         arrives."""
@@ -161,7 +161,7 @@ class Searchers:
 
     # -- what a searcher computed ------------------------------------------------------------
 
-    def _memoized(self, s, key: tuple, build):  # type: ignore[no-untyped-def]
+    def _memoized(self, s, key: tuple, build):
         """What `build` computes from searcher `s`, kept until the searcher changes (the
         release scopes, kind sets, title catalogue and spelling dictionary all are)."""
         with self._lock:
@@ -190,13 +190,13 @@ class Searchers:
         with self._lock:
             self._memo.pop(("leaves",), None)
 
-    def _dictionary(self, s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
+    def _dictionary(self, s) -> tuple[list[str], list[int]]:
         return self._memoized(s, ("dictionary",), lambda: suggesting.read_dictionary(s))
 
-    def _leaves(self, s) -> scoring.LeafCache:  # type: ignore[no-untyped-def]
+    def _leaves(self, s) -> scoring.LeafCache:
         return self._memoized(s, ("leaves",), lambda: scoring.LeafCache(s))
 
-    def _kind_codes(self, s) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _kind_codes(self, s) -> np.ndarray:
         """Each document's kind as its index in the registered kinds (their count for another
         kind or a deleted document), kept per searcher."""
 
@@ -209,7 +209,7 @@ class Searchers:
 
         return self._memoized(s, ("kinds",), build)
 
-    def _scope(self, s, date: dt.date | None):  # type: ignore[no-untyped-def]
+    def _scope(self, s, date: dt.date | None):
         """The documents valid on `date` as a boolean array by document number, kept per
         searcher: a range filter run on every query would cost a third of a second."""
         if date is None:
@@ -222,7 +222,7 @@ class Searchers:
 
         return self._memoized(s, ("scope", date), build)
 
-    def _catalogue(self, s, release: dt.date | None) -> suggesting.Catalogue:  # type: ignore[no-untyped-def]
+    def _catalogue(self, s, release: dt.date | None) -> suggesting.Catalogue:
         """Every title valid on `release`, folded and sorted (see suggesting)."""
         everything = self._memoized(
             s,

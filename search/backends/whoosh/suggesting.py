@@ -32,7 +32,7 @@ def plain(text: str) -> str:
     return " ".join(_WORD_RE.findall(analysis.fold(text).replace("'", "")))
 
 
-def read_catalogue(s, live: np.ndarray) -> Catalogue:  # type: ignore[no-untyped-def]
+def read_catalogue(s, live: np.ndarray) -> Catalogue:
     """Every title of every release (documents not deleted: `live`); a release's catalogue is
     a filter of it. Titles repeat across rule versions, so each is folded once."""
     reader = s.reader()
@@ -56,7 +56,7 @@ def scoped(catalogue: Catalogue, scope: np.ndarray) -> Catalogue:
 
 
 def suggestions(
-    s,  # type: ignore[no-untyped-def]
+    s,
     catalogue: Catalogue,
     typed: str,
     limit: int,
@@ -94,7 +94,7 @@ def suggestions(
     return out
 
 
-def read_dictionary(s) -> tuple[list[str], list[int]]:  # type: ignore[no-untyped-def]
+def read_dictionary(s) -> tuple[list[str], list[int]]:
     """The words of all titles with their document frequencies."""
     counts: dict[str, int] = {}
     reader = s.reader()
@@ -119,7 +119,7 @@ def closest(word: str, dictionary: tuple[list[str], list[int]]) -> str | None:
     return min(found, key=lambda f: (f[1], -frequencies[f[2]]))[0]
 
 
-def known(s, schema: Schema, word: str) -> bool:  # type: ignore[no-untyped-def]
+def known(s, schema: Schema, word: str) -> bool:
     """Whether any title or body field holds the word (as that field analyses it)."""
     codes = conf.codes()
     for name in [title_field(c) for c in codes] + [body_field(c) for c in codes]:

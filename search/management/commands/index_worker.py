@@ -25,7 +25,7 @@ class Command(BaseCommand):
             "--once", action="store_true", help="Drain once and exit (for scripts and tests)."
         )
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         while True:
             report = drain(wait=opts["interval"])
             if report and report.entries and opts["verbosity"]:

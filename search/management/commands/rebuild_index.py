@@ -25,7 +25,7 @@ class Command(BaseCommand):
             help="Seconds to wait for another index writer to finish (default 600).",
         )
 
-    def handle(self, *args, **opts) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args, **opts) -> None:
         started = time.perf_counter()
         try:
             count = rebuild(wait=opts["wait"])

@@ -35,7 +35,7 @@ NASTY = [
 
 
 @pytest.fixture
-def client(search_index) -> Client:  # type: ignore[no-untyped-def]
+def client(search_index) -> Client:
     return Client()
 
 

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 RELEVANCE = Path(__file__).with_name("relevance.jsonl")
 
 
-def test_the_relevance_set_meets_its_targets(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_the_relevance_set_meets_its_targets(search_index) -> None:
     scores = evaluate(RELEVANCE)
     print(f"\nrelevance: MRR {scores.mrr:.3f}, by category {scores.by_category}")
     print("relevance ranks:", scores.ranks)
@@ -29,20 +29,20 @@ def test_the_relevance_set_meets_its_targets(search_index) -> None:  # type: ign
     "query",
     ["602.2a", "602.2 a", "CR 602.2a", "cr602.2a", "R602.2a", "rule 602.2a", "règle 602.2a"],
 )
-def test_a_rule_number_in_any_usual_shape_opens_the_rule(search_index, query: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_rule_number_in_any_usual_shape_opens_the_rule(search_index, query: str) -> None:
     found = search(query)
     assert found.jump == "/en/rules/602.2a/"
     assert found.results.hits[0].number == "602.2a"
 
 
-def test_a_release_scopes_rules_to_their_text_then(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_a_release_scopes_rules_to_their_text_then(search_index) -> None:
     found = search("release:2019-01-25 602.2a")
     assert found.jump == "/en/2019-01-25/rules/602.2a/"
     hit = found.results.hits[0]
     then = rule_version("602.2a", dt.date(2019, 1, 25))
-    assert (hit.valid_from, hit.valid_to) == (then.valid_from, then.valid_to)  # type: ignore[union-attr]
+    assert (hit.valid_from, hit.valid_to) == (then.valid_from, then.valid_to)
     assert hit.valid_to == dt.date(2019, 6, 14)
-    assert hit.text == then.text_en[:300]  # type: ignore[union-attr]
+    assert hit.text == then.text_en[:300]
     # The same words in 2010 and today find different rule counts: each release its own rules.
     assert search("companion", release="2010-02-01").results.counts.get("rule", 0) == 0
     assert search("companion").results.counts["rule"] > 0
@@ -51,7 +51,7 @@ def test_a_release_scopes_rules_to_their_text_then(search_index) -> None:  # typ
     assert search("701.16").results.hits[0].title("en") == "Investigate"
 
 
-def test_a_keyword_ranks_its_rule_then_its_glossary_entry(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_a_keyword_ranks_its_rule_then_its_glossary_entry(search_index) -> None:
     hits = search("trample").results.hits
     assert [(h.kind, h.number or h.ref) for h in hits[:2]] == [
         ("rule", "702.19"),
@@ -64,7 +64,7 @@ def test_a_keyword_ranks_its_rule_then_its_glossary_entry(search_index) -> None:
     assert sickness[0].number == "302.6" and sickness[1].ref == "summoning-sickness-rule"
 
 
-def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> None:
     found = search("piétinement")
     assert found.via == {"piétinement": "Trample"}
     assert found.results.hits[0].number == "702.19"
@@ -80,7 +80,7 @@ def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> No
     assert sba.results.hits[0].number == "704"
 
 
-def test_card_names_tolerate_accents_punctuation_typos_and_languages(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_card_names_tolerate_accents_punctuation_typos_and_languages(search_index) -> None:
     def first(q: str) -> str:
         return search(q, kinds=["card"]).results.hits[0].ref
 
@@ -94,7 +94,7 @@ def test_card_names_tolerate_accents_punctuation_typos_and_languages(search_inde
     assert typo.results.hits[0].ref == "lightning-bolt"
 
 
-def test_did_you_mean_and_suggestions(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_did_you_mean_and_suggestions(search_index) -> None:
     found = search("deathtuch")
     assert (found.correction, found.corrected) == ("deathtouch", True)
     assert found.results.hits[0].number == "702.2"
@@ -105,7 +105,7 @@ def test_did_you_mean_and_suggestions(search_index) -> None:  # type: ignore[no-
     assert search("trample").correction == ""  # a known word is not corrected
 
 
-def test_filters_counts_and_pages(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_filters_counts_and_pages(search_index) -> None:
     everything = search("flying")
     counts = everything.results.counts
     # Every match is counted whatever the page size (Whoosh's pruning must stay off).
@@ -120,7 +120,7 @@ def test_filters_counts_and_pages(search_index) -> None:  # type: ignore[no-unty
     assert {h.kind for h in typed.results.hits} == {"glossary"}
 
 
-def test_rulings_are_found_by_their_text(search_index) -> None:  # type: ignore[no-untyped-def]
+def test_rulings_are_found_by_their_text(search_index) -> None:
     hit = search("tarmogoyf counts card types", kinds=["ruling"]).results.hits[0]
     assert hit.label == "Tarmogoyf" and hit.text.startswith("Tarmogoyf counts card types")
     assert hit.date == dt.date(2021, 3, 19)
