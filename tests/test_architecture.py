@@ -1,4 +1,4 @@
-"""The import rules of DESIGN.md, read from the source: dependencies point one way and no
+"""The import rules (README: "Layout"), read from the source: dependencies point one way and no
 module imports itself back through others.
 
 Imports inside functions count too: a function-level import is how a cycle hides.

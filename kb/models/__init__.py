@@ -1,4 +1,4 @@
-"""Models of the rules archive (see DESIGN.md's data model)."""
+"""Models of the rules archive (README: "How the archive is stored")."""
 
 from .glossary import GlossaryTerm, GlossaryVersion
 from .records import Anomaly, ImportRecord
