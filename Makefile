@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 PORT ?= 8000
+# The database tests, run again on PostgreSQL (the search pages need the index, built on SQLite).
+POSTGRES_TESTS := tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py \
+	--ignore=tests/kb/sitesearch
 
 .PHONY: install chromium run test test-postgres test-quick bench lint clean
 
@@ -37,10 +40,10 @@ run: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider $(POSTGRES_TESTS)
 
 test-postgres: install
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py
+	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider $(POSTGRES_TESTS)
 
 # The quick loop while working: no tests that need the full archive imported.
 test-quick: install

@@ -13,6 +13,8 @@ from django.urls import reverse
 from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
+from config import languages
+
 from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
 from .history import diff_between
@@ -153,8 +155,8 @@ def releases(request: HttpRequest) -> list[ReleaseOut]:
 def rule(request: HttpRequest, number: str, release: str = "current", lang: str = "en") -> RuleOut:
     """`release`: `current` (default), an effective date or any date (the release in force on
     it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so)."""
-    if lang not in ("en", "fr"):
-        raise HttpError(400, f"unknown language {lang!r}: use en or fr")
+    if languages.language(lang) is None:
+        raise HttpError(400, f"unknown language {lang!r}: use {' or '.join(languages.CODES)}")
     rel = resolve_release(release)
     date = rel.effective_date
     if not is_number(number):
@@ -172,10 +174,12 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
     refs = selectors.references_of(version)
     spans = [Span(r.start, r.end, r.target, r.target_end) for r in refs]
     exists = selectors.existing_numbers(spans, date)
-    text_of: dict[int | None, str] = {None: version.text_en}
-    text_of.update({ex.position: ex.text_en for ex in examples})
-    french = bool(version.text_fr)
-    use_fr = lang == "fr" and french
+    source = f"text_{languages.SOURCE}"
+    text_of: dict[int | None, str] = {None: getattr(version, source)}
+    text_of.update({ex.position: getattr(ex, source) for ex in examples})
+    # The text in the language asked for where one is loaded, else the source's (said so).
+    translated = lang != languages.SOURCE and bool(getattr(version, f"text_{lang}"))
+    shown = f"text_{lang}" if translated else source
     children = [e for e in entries if e is not main and parent_of(e.number) == number]
     if kind_of(number) == "section":
         children = [e for e in entries if e is not main]
@@ -184,10 +188,10 @@ def rule(request: HttpRequest, number: str, release: str = "current", lang: str 
         kind=main.kind,
         release=_release_out(rel, request),
         lang=lang,
-        text=version.text_fr if use_fr else version.text_en,
-        text_lang="fr" if use_fr else "en",
-        french_text_loaded=french,
-        examples=[(ex.text_fr if use_fr and ex.text_fr else ex.text_en) for ex in examples],
+        text=getattr(version, shown),
+        text_lang=lang if translated else languages.SOURCE,
+        french_text_loaded=bool(version.text_fr),
+        examples=[getattr(ex, shown) or getattr(ex, source) for ex in examples],
         references=_references(refs, text_of, exists, url),
         parent=parent_of(number),
         children=[
