@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 PORT ?= 8000
-# The database tests, run again on PostgreSQL (the search pages need the index, built on SQLite).
+# The database tests, run again on PostgreSQL (the site search tests run on SQLite only).
 POSTGRES_TESTS := tests/kb tests/rulings tests/search/test_indexing.py tests/search/test_admin.py \
 	--ignore=tests/kb/sitesearch
 
