@@ -48,8 +48,11 @@ PER_STRATUM = 55
 TEST_SHARE = 3  # every third item of a stratum (in drawn order) is test
 
 
-def _part(i: int) -> str:
-    return "test" if i % TEST_SHARE == 2 else "dev"
+def _part(i: int, count: int) -> str:
+    """Every third item is test, and the leftover of a stratum whose size is not a multiple of
+    three (its last item): test is at least a third of every stratum."""
+    leftover = i >= count - count % TEST_SHARE
+    return "test" if i % TEST_SHARE == 2 or leftover else "dev"
 
 
 def _cards(data: Path) -> list[dict]:
@@ -136,7 +139,12 @@ def search_items(data: Path, rng: random.Random) -> list[dict]:
                 continue
             seen.add(key)
             items.append(
-                {"id": f"{shape}-{i + 1}", "shape": shape, "part": _part(i), "target": target}
+                {
+                    "id": f"{shape}-{i + 1}",
+                    "shape": shape,
+                    "part": _part(i, count),
+                    "target": target,
+                }
             )
             i += 1
     return items
@@ -167,7 +175,9 @@ def linking_items(data: Path, rng: random.Random, exclude: set[tuple[str, str]])
     for (era, has_keywords), rows in sorted(strata.items()):
         for i, row in enumerate(rng.sample(rows, PER_STRATUM)):
             stratum = f"{era}/{'keywords' if has_keywords else 'no-keywords'}"
-            items.append({"n": len(items) + 1, "stratum": stratum, "part": _part(i), **row})
+            items.append(
+                {"n": len(items) + 1, "stratum": stratum, "part": _part(i, PER_STRATUM), **row}
+            )
     return items
 
 
