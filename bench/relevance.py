@@ -37,6 +37,20 @@ class Scores:
     queries: int
     by_category: dict[str, float] = field(default_factory=dict)  # MRR per category
     ranks: list[tuple[str, int | None]] = field(default_factory=list)
+    zero_results: int = 0  # queries answered with no result at all
+
+    @property
+    def zero_share(self) -> float:
+        return self.zero_results / self.queries if self.queries else 0.0
+
+    def lines(self, name: str) -> list[str]:
+        """A report: MRR@10, zero-result share, then MRR per category (query shape)."""
+        out = [
+            f"{name}: {self.queries} queries, MRR@10 {self.mrr:.3f}, "
+            f"zero results {self.zero_share:.1%}"
+        ]
+        out += [f"  {k:<12} {v:.3f}" for k, v in sorted(self.by_category.items())]
+        return out
 
     def misses(self) -> list[tuple[str, int | None]]:
         return [(q, r) for q, r in self.ranks if r != 1]
@@ -51,8 +65,10 @@ def evaluate(path: Path) -> Scores:
     reciprocal: dict[str, list[float]] = {}
     recall: list[bool] = []
     ranks = []
+    zero = 0
     for row in rows:
         page = search(row["q"], per_page=10)
+        zero += not page.results.total and not page.jump
         rank = next(
             (
                 i
@@ -72,4 +88,5 @@ def evaluate(path: Path) -> Scores:
         queries=len(rows),
         by_category={k: statistics.fmean(v) for k, v in reciprocal.items()},
         ranks=ranks,
+        zero_results=zero,
     )

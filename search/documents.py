@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchDocument:
     """One searchable thing. Versioned documents carry their validity interval
     [valid_from, valid_to) so that one index answers for every release.
@@ -65,7 +65,7 @@ def _without_empty(data: dict) -> dict:
     return data
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Hit:
     """One result, with highlighted snippets (safe HTML: the text escaped, matches in <mark>)."""
 

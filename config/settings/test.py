@@ -11,7 +11,7 @@ DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 KB_INDEX_DIR = VAR_DIR / "test-index"
 # The session's fixtures import the archive and the cards once; the search tests build the
-# index once from them (tests/search/conftest.py) rather than on every commit.
+# index once from them (tests/conftest.py) rather than on every commit.
 KB_SEARCH_AUTO_DRAIN = False
 # No warm-up thread when a web process starts (tests time nothing; it is tested on its own).
 # A searcher replacing another is still warmed in the background, as in production.

@@ -171,7 +171,7 @@ def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
         return []
     out = []
     for s in found:
-        hit = Hit(s.kind, "", s.ref, s.title, "", s.number, "", "", None, None, None, 0.0)
+        hit = _link_only(s.kind, s.ref, s.number, {s.lang: s.title})
         doc_type = document_type(s.kind)
         out.append((s, doc_type.url(hit, None) if doc_type else ""))
     return out
@@ -205,8 +205,16 @@ def _number(out: SearchPage, number: str, date: dt.date) -> None:
     if selectors.rule_version(number, date) is None:
         out.nearest = selectors.nearest_numbers(number, date) if is_number(number) else []
         return
-    hit = Hit("rule", "", number, "", "", number, "", "", None, None, None, 0.0)
+    hit = _link_only("rule", number, number)
     out.jump = document_type("rule").url(hit, out.release_token)
+
+
+def _link_only(kind: str, ref: str, number: str, titles: dict[str, str] | None = None) -> Hit:
+    """A hit with what a kind's URL builder reads, for a link to something not searched."""
+    return Hit(
+        kind=kind, key="", ref=ref, titles=titles or {}, number=number, chapter="", label="",
+        date=None, valid_from=None, valid_to=None, score=0.0,
+    )  # fmt: skip
 
 
 def without_stop_words(groups: list[Group]) -> list[Group]:
