@@ -1,6 +1,6 @@
 """Search relevance and linker quality on the evaluation sets, dev and test reported apart.
 
-    python -m bench.quality [search|linking] [--misses dev]
+    python -m bench.quality [search|linking] [--misses dev] [--test]
 
 Reads the database and index `make run` built (settings as configured: var/kb.sqlite3 and
 var/index by default), so a tuning loop takes seconds; `make bench` prints the same figures
@@ -27,11 +27,13 @@ LINKING_SETS = {
 }
 
 
-def search_report(misses: str = "") -> list[str]:
+def search_report(misses: str = "", test: bool = False) -> list[str]:
     from bench.relevance import evaluate
 
     out = []
     for name, path in SEARCH_SETS.items():
+        if name == "test" and not test:
+            continue
         scores = evaluate(path)
         out += scores.lines(name)
         if name == misses:
@@ -39,11 +41,13 @@ def search_report(misses: str = "") -> list[str]:
     return out
 
 
-def linking_report(misses: str = "") -> list[str]:
+def linking_report(misses: str = "", test: bool = False) -> list[str]:
     from bench.linking import evaluate
 
     out = []
     for name, path in LINKING_SETS.items():
+        if name == "test" and not test:
+            continue
         s = evaluate(path)
         out.append(
             f"{name}: {s.rulings} rulings, precision {s.precision:.3f}, recall {s.recall:.3f}, "
@@ -63,11 +67,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", nargs="?", choices=["search", "linking"], help="one report only")
     ap.add_argument("--misses", default="", help="list the misses of this set (e.g. dev)")
+    ap.add_argument("--test", action="store_true", help="the test parts too (not while tuning)")
     args = ap.parse_args()
     if args.what in (None, "search"):
-        print("\n".join(search_report(args.misses)))
+        print("\n".join(search_report(args.misses, args.test)))
     if args.what in (None, "linking"):
-        print("\n".join(linking_report(args.misses)))
+        print("\n".join(linking_report(args.misses, args.test)))
 
 
 if __name__ == "__main__":

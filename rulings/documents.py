@@ -67,6 +67,7 @@ def ruling_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]
             key=str(r["id"]),
             group=str(r["card_id"]),
             bodies={SOURCE: r["text"]},
+            extras={SOURCE: r["card__name_en"] or ""},  # found by the card's name too
             ref=f"{r['card__slug']}#ruling-{r['id']}",
             label=r["card__name_en"] or "",
             date=r["date"],

@@ -11,6 +11,7 @@ Written with Whoosh's analysis module (shared by its forks); the backend is the 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
@@ -129,6 +130,14 @@ def text_analyzer(name: str):
 def names():
     """Names and titles: no stemming (prefixes must match: "Audaci*"), no stop words."""
     return _base(keep_elided=True)
+
+
+_WORD_RE = re.compile(r"\w+")
+
+
+def plain(text: str) -> str:
+    """Folded words, apostrophes dropped: how titles and what was typed are compared."""
+    return " ".join(_WORD_RE.findall(fold(text).replace("'", "")))
 
 
 def is_stop_word(word: str) -> bool:

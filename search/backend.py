@@ -35,6 +35,11 @@ class SearchRequest:
     page: int = 1
     per_page: int = 20
     snippets: bool = True
+    #: Groups a document must match (0: all of them). Fewer than all ranks the documents
+    #: matching more groups first (a coordination factor: matched / asked).
+    min_match: int = 0
+    #: (kind, factor) score multipliers: which kinds a query is more likely about.
+    kind_weights: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,12 @@ class SearchBackend(ABC):
         self, kind: str, *, number: str = "", ref: str = "", release: dt.date | None = None
     ) -> Hit | None:
         """One document of a kind by its rule number or its ref (valid on `release`)."""
+
+    def names_in(self, text: str, *, kind: str) -> list[str]:
+        """The titles of documents of `kind` that `text` names (a whole title, a face of a
+        "A // B" title, or the part of a title before its comma: "Atraxa"), folded, longest
+        first. A backend without a title catalogue names none."""
+        return []
 
     @abstractmethod
     def suggest(

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from django.utils.translation import gettext as _
@@ -22,11 +22,13 @@ from config import languages
 from kb import selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
-from search.analysis import fold, is_stop_word
+from search.analysis import fold, is_stop_word, plain
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
 from search.registry import document_type
 from search.syntax import Group, Item, ParsedQuery, Phrase, Word, parse
+
+from . import understanding
 
 log = logging.getLogger(__name__)
 PER_PAGE = 20
@@ -101,10 +103,12 @@ def search(
     number = selectors.number_in_query(parsed.text)
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
-    groups = list(parsed.groups)
+    term = understanding.definition_term(parsed.text) if not parsed.excluded else ""
+    groups = list(parse(term).groups if term else parsed.groups)
     if lang != "en":  # before stop words go: "actions basées sur un état" is a term as typed
         groups = _expand_french(groups, out.via)
-    groups = without_stop_words(groups)
+    groups = understanding.without_filler(without_stop_words(groups))
+    backend = get_backend()
     request = SearchRequest(
         groups=tuple(groups),
         excluded=tuple(parsed.excluded),
@@ -113,14 +117,15 @@ def search(
         lang=lang,
         page=max(1, min(page, MAX_PAGE)),
         per_page=per_page,
+        min_match=understanding.min_match(len(groups)),
     )
-    backend = get_backend()
     try:
+        request = _weigh_kinds(request, backend, term or parsed.text, date)
         out.results = backend.search(request)
         _correct(out, backend, request, parsed)
         if request.page == 1:  # a corrected query ("mulligen") is the term it was corrected to
             _definitions_first(
-                out, backend, request, out.correction if out.corrected else parsed.text
+                out, backend, request, out.correction if out.corrected else term or parsed.text
             )
         if out.number and out.jump and request.page == 1:
             _number_first(out, backend, request)
@@ -353,6 +358,54 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
     seen = {(h.kind, h.number or h.ref) for h in first}
     rest = [h for h in out.results.hits if (h.kind, h.number or h.ref) not in seen]
     out.results.hits = (first + rest)[: max(request.per_page, len(first))]
+
+
+#: Score factors by kind when the query is not a card's name: the rules and the glossary answer
+#: questions; rulings next; cards last (a query sharing words with card names is still about
+#: the rules: "counter target spell").
+RULES_FIRST = (
+    ("rule", 1.0),
+    ("glossary", 1.0),
+    ("ruling", 0.5),
+    ("card", float(__import__("os").environ.get("W_CARD", "0.3"))),
+)
+#: The glossary's weight in a long query (a question), where its entries named by ordinary
+#: words ("Damage", "Blocked Creature") would crowd out the rule that answers.
+QUESTION_GLOSSARY = 0.35
+#: When the query names a card among other words ("tarmogoyf counts card types"): its rulings
+#: and the rules come first, the card itself after them.
+ABOUT_A_CARD = (("rule", 1.0), ("glossary", 1.0), ("ruling", 1.0), ("card", 0.5))
+
+
+def _weigh_kinds(request: SearchRequest, backend, text: str, date: dt.date) -> SearchRequest:
+    if request.kinds and len(request.kinds) == 1:
+        return request  # one kind asked for: nothing to weigh against
+    short = len(text.split()) <= understanding.LONGEST_NAME
+    if short and understanding.names_a_card(text, backend.suggest(text, limit=10, release=date)):
+        return request
+    names = [n for n in backend.names_in(text, kind="card") if _proper_name(backend, n, date)]
+    if names and names[0] == plain(text):
+        return request  # the whole query is a card's name, or its short name ("atraxa")
+    if names:
+        weights = ABOUT_A_CARD
+    else:
+        weights = RULES_FIRST
+    if request.min_match:  # a question: glossary headwords are its words, not its topic
+        weights = tuple(
+            (k, w * QUESTION_GLOSSARY) if k == "glossary" else (k, w) for k, w in weights
+        )
+    return replace(request, kind_weights=weights)
+
+
+def _proper_name(backend, name: str, date: dt.date) -> bool:
+    """A card's name, not a rules word that is also a card's name ("Fight", "Wither"): names
+    of several words are; a one-word name only when no rule of the release uses the word."""
+    if " " in name:
+        return True
+    probe = SearchRequest(
+        groups=(Group((Word(name),)),), kinds=("rule",), release=date, per_page=1, snippets=False
+    )
+    return not backend.search(probe).total
 
 
 def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:

@@ -134,6 +134,12 @@ class WhooshBackend(Searchers, SearchBackend):
             matched &= scope
         known = registered_kinds()
         codes = self._kind_codes(s)
+        if request.kind_weights:
+            weights = np.ones(len(known) + 1)
+            for kind, factor in request.kind_weights:
+                if kind in known:
+                    weights[known.index(kind)] = factor
+            scores = scores * weights[codes]
         per_kind = np.bincount(codes[matched], minlength=len(known) + 1)
         counts = {k: int(n) for k, n in zip(known, per_kind, strict=False) if n}
         kinds = tuple(sorted(request.kinds))
@@ -180,6 +186,13 @@ class WhooshBackend(Searchers, SearchBackend):
         s = self.searcher()
         catalogue = self._catalogue(s, release)
         return suggesting.suggestions(s, catalogue, typed, limit, _kind_order)
+
+    @serialized
+    def names_in(self, text: str, *, kind: str) -> list[str]:
+        known = registered_kinds()
+        if kind not in known or not self.exists():
+            return []
+        return suggesting.named(text, self._names(self.searcher(), kind))
 
     @serialized
     def corrections(self, words: Iterable[str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from search.syntax import Item
 from search.syntax import Phrase as PhraseItem
 
 from .schema import NUMBER_BOOST, OPEN_END, language_fields, prefix_fields
+from .scoring import AtLeast
 
 Fields = list[tuple[str, float]]
 
@@ -27,7 +28,13 @@ def compile_request(request: SearchRequest, schema: Schema) -> Query | None:
     groups = [g for g in groups if g is not None]
     if not groups:
         return None
-    query: Query = And(groups) if len(groups) > 1 else groups[0]
+    query: Query
+    if len(groups) == 1:
+        query = groups[0]
+    elif 0 < request.min_match < len(groups):
+        query = AtLeast(groups, minimum=request.min_match)
+    else:
+        query = And(groups)
     excluded = [_item(i, fields, schema) for i in request.excluded]
     excluded = [e for e in excluded if e is not None]
     if excluded:

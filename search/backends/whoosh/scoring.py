@@ -21,6 +21,27 @@ from collections import OrderedDict
 import numpy as np
 from whoosh.query import And, AndNot, Or, Query
 
+
+class AtLeast(Or):
+    """Documents matching at least `minimum` of the subqueries, scored as the sum of those
+    they match times the share they match (coordination): a long query's documents that match
+    more of its words come first, and a word missing from every document does not empty the
+    results. Evaluated here (Whoosh's own Or has no working minimum)."""
+
+    def __init__(self, subqueries: list[Query], minimum: int, boost: float = 1.0) -> None:
+        super().__init__(subqueries, boost=boost)
+        self.minimum = minimum
+
+    def __repr__(self) -> str:
+        return f"AtLeast({self.subqueries!r}, minimum={self.minimum}, boost={self.boost})"
+
+    def __eq__(self, other: object) -> bool:
+        return super().__eq__(other) and getattr(other, "minimum", None) == self.minimum
+
+    def __hash__(self) -> int:
+        return hash((super().__hash__(), self.minimum))
+
+
 #: Postings kept per searcher (two arrays of 4 and 8 bytes each: about 60 MB at most).
 BUDGET = 5_000_000
 
@@ -93,6 +114,8 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
         excluded, _ = evaluate(query.b, cache)
         mask &= ~excluded
         return mask, scores * query.boost if query.boost != 1.0 else scores
+    if kind is AtLeast:
+        return _at_least(query, cache)
     if kind is And or (kind is Or and not query.minmatch and query.scale is None):
         subs = query.subqueries
         if not subs:
@@ -117,6 +140,17 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
     scores = np.zeros(cache.size)
     scores[ids] = leaf_scores
     return mask, scores
+
+
+def _at_least(query: AtLeast, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
+    count = np.zeros(cache.size, dtype=np.int16)
+    scores = np.zeros(cache.size)
+    for sub in query.subqueries:
+        sub_mask, sub_scores = evaluate(sub, cache)
+        count += sub_mask
+        scores += np.where(sub_mask, sub_scores, 0.0)
+    scores *= count / max(1, len(query.subqueries))
+    return count >= query.minimum, scores * query.boost if query.boost != 1.0 else scores
 
 
 def top(scores: np.ndarray, candidates: np.ndarray, limit: int) -> list[tuple[float, int]]:

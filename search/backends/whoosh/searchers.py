@@ -35,7 +35,7 @@ WARM_POSTINGS = 300_000
 #: background thread's time; the words any query of common terms needs).
 WARM_START_POSTINGS = 1_000_000
 MEMO_RELEASES = 32  # entries per release kept per searcher (a scope and a catalogue each)
-_WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary")
+_WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary", "names")
 
 
 def serialized(method: Callable) -> Callable:
@@ -141,6 +141,7 @@ class Searchers:
             "scope": lambda key: self._scope(s, key[1]),
             "catalogue": lambda key: self._catalogue(s, key[1]),
             "dictionary": lambda key: self._dictionary(s),
+            "names": lambda key: self._names(s, key[1]),
         }
         try:
             for key in keys:
@@ -181,7 +182,7 @@ class Searchers:
     def _make_room(self) -> None:
         """Entries per release (its scope and its catalogue) are dropped, oldest first,
         beyond 32; the others (kinds, leaves, dictionary, the whole catalogue) stay."""
-        dated = [k for k in self._memo if len(k) > 1 and k[1] is not None]
+        dated = [k for k in self._memo if k[0] in ("scope", "catalogue") and k[1] is not None]
         for key in dated[: max(0, len(dated) - (MEMO_RELEASES - 1))]:
             del self._memo[key]
 
@@ -221,6 +222,13 @@ class Searchers:
             return mask
 
         return self._memoized(s, ("scope", date), build)
+
+    def _names(self, s, kind: str) -> frozenset[str]:
+        """The names of the documents of `kind` (see suggesting.read_names), per searcher."""
+        code = registered_kinds().index(kind)
+        return self._memoized(
+            s, ("names", kind), lambda: suggesting.read_names(s, self._kind_codes(s), code)
+        )
 
     def _catalogue(self, s, release: dt.date | None) -> suggesting.Catalogue:
         """Every title valid on `release`, folded and sorted (see suggesting)."""

@@ -9,7 +9,6 @@ title word in a few milliseconds.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -24,12 +23,7 @@ from .schema import body_field, title_field
 
 #: (sorted folded titles, (document number, language) of each)
 Catalogue = tuple[list[str], list[tuple[int, str]]]
-_WORD_RE = re.compile(r"\w+")
-
-
-def plain(text: str) -> str:
-    """Folded words, apostrophes dropped: how titles and what was typed are compared."""
-    return " ".join(_WORD_RE.findall(analysis.fold(text).replace("'", "")))
+plain = analysis.plain
 
 
 def read_catalogue(s, live: np.ndarray) -> Catalogue:
@@ -47,6 +41,38 @@ def read_catalogue(s, live: np.ndarray) -> Catalogue:
                 rows.append((key, n, lang))
     rows.sort()
     return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
+
+
+def read_names(s, codes: np.ndarray, code: int) -> frozenset[str]:
+    """Every name of the documents whose kind is `code`: whole titles, faces and short names
+    (before a comma), folded; the short ones (under four letters) are left out."""
+    reader = s.reader()
+    names: set[str] = set()
+    for lang in conf.codes():
+        for n, title in enumerate(reader.column_reader(title_field(lang))):
+            if not title or codes[n] != code:
+                continue
+            for face in title.split(" // "):
+                names.add(plain(face))
+                if "," in face:
+                    names.add(plain(face.split(",")[0]))
+    return frozenset(n for n in names if len(n) >= 4)
+
+
+def named(text: str, names: frozenset[str], longest: int = 8) -> list[str]:
+    """The names `text` holds, longest first, each word used once."""
+    words = plain(text).split()
+    used = [False] * len(words)
+    found = []
+    for size in range(min(longest, len(words)), 0, -1):
+        for i in range(len(words) - size + 1):
+            if any(used[i : i + size]):
+                continue
+            phrase = " ".join(words[i : i + size])
+            if phrase in names:
+                found.append(phrase)
+                used[i : i + size] = [True] * size
+    return found
 
 
 def scoped(catalogue: Catalogue, scope: np.ndarray) -> Catalogue:

@@ -1,0 +1,110 @@
+"""What a query asks, before it is searched: a definition, a question, a card's name.
+
+People type questions ("what happens when a creature with deathtouch deals damage"), definition
+requests ("what is ward", "cycling meaning") and card names. Requiring every word of a question
+returns nothing; its question words are no topic; a definition request is about its term; and
+a card outranks the rules only when the query is (close to) that card's name. These are rules
+about the shape of queries in general, in English and French, not about particular queries.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from rapidfuzz import fuzz
+
+from search.analysis import fold
+from search.backend import Suggestion
+from search.syntax import Group, Phrase
+
+#: Words that say a query is a question or a request, not what it is about (English, French).
+FILLER = frozenset(
+    """
+    what whats which who whom whose when where why how does do did doing done is are was were
+    be been being am can could should would will shall may might must i im me my mine we us our
+    you your yours someone something anything happens happen happened happening work works
+    working mean means meaning meant define defined definition explain explained explanation
+    rule rules magic mtg tell about there here any way get gets got please need want
+    quoi que quel quelle quels quelles qui comment pourquoi quand ou est sont peut peuvent
+    faire fait je me mon ma mes nous vous signifie veut dire definition regle regles
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
+
+_DEFINITION_BEFORE = re.compile(
+    r"^(?:what(?:'s| is| are| does| do)?|whats|define|definition of|meaning of|explain|"
+    r"qu'est[- ]ce qu(?:e |')|c'est quoi|definition de|que signifie|que veut dire)\s+"
+    r"(?:an? |the |une? |la |le |les |l')?(?P<term>.+?)"
+    r"(?:\s+(?:mean|means|do|does|in magic|in mtg|mtg))?\s*\??$",
+    re.IGNORECASE,
+)
+_DEFINITION_AFTER = re.compile(
+    r"^(?P<term>.+?)\s+(?:meaning|definition|defined|explained|rules?|keyword|mtg|in magic|"
+    r"in mtg|mtg definition|mtg meaning|signification|definition)\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def definition_term(text: str) -> str:
+    """The term a definition request asks about ("what is ward" -> "ward", "cycling meaning"
+    -> "cycling"), or "" when the query is not shaped so. Long remainders are questions, not
+    terms ("what happens when a creature dies" is not asking for a definition of "happens")."""
+    plain = " ".join(fold(text).replace("’", "'").split())
+    for pattern in (_DEFINITION_BEFORE, _DEFINITION_AFTER):
+        found = pattern.match(plain)
+        if found:
+            term = found["term"].strip(" ?")
+            words = term.split()
+            if 1 <= len(words) <= 4 and not FILLER.intersection(words[:1]):
+                return term
+    return ""
+
+
+def without_filler(groups: list[Group]) -> list[Group]:
+    """A question's words that carry its topic: question words and requests dropped from
+    queries of three words or more (a short query is all topic: "how" alone is searched).
+    Quoted phrases and alternatives (a OR b) stay as typed."""
+    if len(groups) < 3:
+        return groups
+    kept = [
+        g for g in groups if len(g.items) > 1 or isinstance(g.items[0], Phrase) or not _filler(g)
+    ]
+    return kept or groups
+
+
+def _filler(group: Group) -> bool:
+    return (
+        fold(group.items[0].text).replace("'", "") in FILLER
+        or fold(group.items[0].text).split("'")[0] in FILLER
+    )
+
+
+def min_match(groups: int) -> int:
+    """How many of a query's word groups a document must match: all of a short query's; of a
+    longer one, half (documents matching more come first: coordination). Measured on the dev
+    set: a third or a quarter let noise in, two thirds left questions with nothing."""
+    if groups <= 2:
+        return 0
+    return max(2, math.ceil(groups * 0.5))
+
+
+#: Words in the longest card names people type whole; a longer query is not a card's name.
+LONGEST_NAME = 6
+
+
+def names_a_card(text: str, suggestions: list[Suggestion]) -> bool:
+    """Whether the query is (close to) a card's name: the catalogue's titles starting with
+    what was typed, compared as typed, folded."""
+    typed = fold(text).replace("'", "").strip()
+    if len(typed) < 3:
+        return False
+    for s in suggestions:
+        if s.kind != "card":
+            continue
+        title = fold(s.title).replace("'", "")
+        names = [title, *(part.strip() for part in title.split("//"))]
+        if any(fuzz.ratio(typed, name) >= 85 for name in names):
+            return True
+        if any(name.startswith(typed) and len(typed) >= 0.6 * len(name) for name in names):
+            return True
+    return False
