@@ -363,12 +363,7 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
 #: Score factors by kind when the query is not a card's name: the rules and the glossary answer
 #: questions; rulings next; cards last (a query sharing words with card names is still about
 #: the rules: "counter target spell").
-RULES_FIRST = (
-    ("rule", 1.0),
-    ("glossary", 1.0),
-    ("ruling", 0.5),
-    ("card", float(__import__("os").environ.get("W_CARD", "0.3"))),
-)
+RULES_FIRST = (("rule", 1.0), ("glossary", 1.0), ("ruling", 0.5), ("card", 0.3))
 #: The glossary's weight in a long query (a question), where its entries named by ordinary
 #: words ("Damage", "Blocked Creature") would crowd out the rule that answers.
 QUESTION_GLOSSARY = 0.35
@@ -386,10 +381,7 @@ def _weigh_kinds(request: SearchRequest, backend, text: str, date: dt.date) -> S
     names = [n for n in backend.names_in(text, kind="card") if _proper_name(backend, n, date)]
     if names and names[0] == plain(text):
         return request  # the whole query is a card's name, or its short name ("atraxa")
-    if names:
-        weights = ABOUT_A_CARD
-    else:
-        weights = RULES_FIRST
+    weights = ABOUT_A_CARD if names else RULES_FIRST
     if request.min_match:  # a question: glossary headwords are its words, not its topic
         weights = tuple(
             (k, w * QUESTION_GLOSSARY) if k == "glossary" else (k, w) for k, w in weights
