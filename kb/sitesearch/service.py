@@ -102,7 +102,8 @@ def search(
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
     groups = list(parsed.groups)
-    if lang != "en":  # before stop words go: "actions basées sur un état" is a term as typed
+    # Before stop words go: "actions basées sur un état" is a term as typed.
+    if lang != languages.SOURCE:
         groups = _expand_french(groups, out.via)
     groups = without_stop_words(groups)
     request = SearchRequest(
@@ -362,6 +363,10 @@ def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:
         out.results.hits = [hit, *rest[: request.per_page - 1]]
 
 
+#: The other language of the rules vocabulary (kb.models.VocabularyTerm: English and French).
+VOCABULARY_LANGUAGE = "fr"
+
+
 def _decorate(hits: list[Hit], out: SearchPage) -> None:
     """Links in the release searched, the rule's chapter heading, how French reached English."""
     if not hits or out.release is None:
@@ -378,5 +383,5 @@ def _decorate(hits: list[Hit], out: SearchPage) -> None:
         )
         if h.kind == "rule" and h.chapter in titles:
             h.context = f"{h.chapter}. {titles[h.chapter]}"
-        if via and "fr" not in h.matched:
+        if via and VOCABULARY_LANGUAGE not in h.matched:
             h.via = via
