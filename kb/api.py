@@ -152,7 +152,9 @@ def releases(request: HttpRequest) -> list[ReleaseOut]:
     response={200: RuleOut, 400: ErrorOut, 404: ErrorOut},
     summary="A rule as of a release",
 )
-def rule(request: HttpRequest, number: str, release: str = "current", lang: str = "en") -> RuleOut:
+def rule(
+    request: HttpRequest, number: str, release: str = "current", lang: str = languages.SOURCE
+) -> RuleOut:
     """`release`: `current` (default), an effective date or any date (the release in force on
     it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so)."""
     if languages.language(lang) is None:

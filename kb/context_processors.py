@@ -6,6 +6,9 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.urls import translate_url
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from config import languages
 
 
 def site(request: HttpRequest) -> dict[str, object]:
@@ -23,7 +26,12 @@ def site(request: HttpRequest) -> dict[str, object]:
                 "active": code == current,
             }
         )
+    language = languages.language(current)
     return {
         "alternates": alternates,
         "canonical_url": request.build_absolute_uri(path),
+        # The language's name when pages show rules in the source language instead of it.
+        "translated_language": (
+            _(language.name) if language and language.code != languages.SOURCE else ""
+        ),
     }

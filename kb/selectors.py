@@ -434,11 +434,14 @@ def glossary_key(name: str) -> str:
 def glossary_names(date: dt.date) -> dict[str, GlossaryName]:
     """The glossary entries of the release in force on `date` by `glossary_key` of their
     headword and of each alias (one query). Search and the vocabulary builder both look names
-    up in it, so they agree on which entry a name means: the first to claim it keeps it."""
+    up in it, so they agree on which entry a name means: a current entry before an obsolete
+    one ("Converted Mana Cost (Obsolete)" keeps its name only while no current entry claims
+    it), then the older term, whatever order the database returns rows in."""
     out: dict[str, GlossaryName] = {}
     rows = GlossaryVersion.objects.as_of(date).values_list(
         "id", "term_id", "term__slug", "headword", "aliases"
     )
+    rows = sorted(rows, key=lambda r: (r[3].rstrip().endswith("(Obsolete)"), r[1], r[0]))
     for vid, term_id, slug, headword, aliases in rows:
         entry = GlossaryName(term_id, slug, vid, headword)
         for name in [headword, *(aliases or [])]:

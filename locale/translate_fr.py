@@ -143,8 +143,8 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "See the current rules"): "Voir les règles en vigueur",
     (
         "",
-        "No official French text of the Comprehensive Rules is loaded for this release: the English text is shown.",
-    ): f"Aucun texte officiel français des Règles complètes n’est chargé pour cette version{NBSP}: le texte anglais est affiché.",
+        "No official %(language)s text of the Comprehensive Rules is loaded for this release: the English text is shown.",
+    ): f"Aucun texte officiel %(language)s des Règles complètes n’est chargé pour cette version{NBSP}: le texte anglais est affiché.",
     ("", "In %(n)s release"): ["Dans %(n)s version", "Dans %(n)s versions"],
     ("", "Contents"): "Sommaire",
     ("", "Rule %(n)s"): "Règle %(n)s",
@@ -395,7 +395,7 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Release"): "Version",
     ("", "current"): "en vigueur",
     ("", "Language of the text"): "Langue du texte",
-    ("", "English and French"): "anglais et français",
+    ("", "and"): "et",
     (
         "",
         "The search index is not built yet (it is being built, or run manage.py rebuild_index). Rule numbers still work.",

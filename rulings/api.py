@@ -4,7 +4,6 @@ the rulings on a rule."""
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 
 from django.http import HttpRequest
 from django.urls import reverse
@@ -15,7 +14,7 @@ from kb import selectors
 from kb.api import resolve_release
 from kb.crtext.numbers import is_number
 
-from .models import Card
+from . import selectors as rulings_selectors
 from .names import search_cards
 from .ruling_context import RulingView, ruling_views
 from .selectors import rulings_on
@@ -96,17 +95,14 @@ class ErrorOut(Schema):
 
 def _names(request: HttpRequest, q: str, limit: int) -> list[NameOut]:
     matches = search_cards(q, limit=limit)
-    cards = dict(Card.objects.filter(pk__in=[m.card_id for m in matches]).values_list("pk", "slug"))
-    english = dict(
-        Card.objects.filter(pk__in=[m.card_id for m in matches]).values_list("pk", "name_en")
-    )
+    cards = rulings_selectors.cards_by_id(m.card_id for m in matches)
     return [
         NameOut(
             name=m.name,
             lang=m.lang,
-            card=cards[m.card_id],
-            name_en=english[m.card_id],
-            url=request.build_absolute_uri(reverse("rulings:card", args=[cards[m.card_id]])),
+            card=cards[m.card_id].slug,
+            name_en=cards[m.card_id].name_en,
+            url=request.build_absolute_uri(reverse("rulings:card", args=[cards[m.card_id].slug])),
         )
         for m in matches
         if m.card_id in cards
@@ -155,16 +151,10 @@ def _ruling_out(view: RulingView, request: HttpRequest) -> RulingOut:
 )
 def card(request: HttpRequest, card: str) -> CardOut:
     """`card`: the card's slug or Oracle id."""
-    qs = Card.objects.prefetch_related("faces")
-    found = qs.filter(slug=card).first()
-    if found is None:
-        try:
-            found = qs.filter(oracle_id=uuid.UUID(card)).first()
-        except ValueError:  # neither a slug we know nor an Oracle id
-            found = None
+    found = rulings_selectors.card_by_slug_or_oracle_id(card)
     if found is None:
         raise HttpError(404, f"no card {card!r}")
-    rulings = list(found.rulings.select_related("card").order_by("-date", "id"))
+    rulings = rulings_selectors.rulings_of(found)
     views = ruling_views(rulings, selectors.Releases.load())
     return CardOut(
         slug=found.slug,

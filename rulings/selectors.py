@@ -1,10 +1,13 @@
-"""The rulings that lean on a rule, newest first: shared by the rule page panel and the API."""
+"""Reads of cards and rulings that pages and the API share (kb.selectors holds the rules')."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
+
 from django.core.paginator import Page, Paginator
 
-from .models import LinkKind, Ruling, RulingLink
+from .models import Card, LinkKind, Ruling, RulingLink
 
 
 def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list[Ruling]]:
@@ -21,3 +24,25 @@ def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list
     )
     current = Paginator(links, per_page).get_page(page)
     return current, [link.ruling for link in current.object_list]
+
+
+def cards_by_id(ids: Iterable[int]) -> dict[int, Card]:
+    """The cards of a list of name matches, by id (one query)."""
+    return {c.pk: c for c in Card.objects.filter(pk__in=list(ids))}
+
+
+def card_by_slug_or_oracle_id(key: str) -> Card | None:
+    """A card with its faces, by its slug or its Oracle id."""
+    cards = Card.objects.prefetch_related("faces")
+    found = cards.filter(slug=key).first()
+    if found is None:
+        try:
+            found = cards.filter(oracle_id=uuid.UUID(key)).first()
+        except ValueError:  # neither a slug we know nor an Oracle id
+            return None
+    return found
+
+
+def rulings_of(card: Card) -> list[Ruling]:
+    """A card's rulings, newest first."""
+    return list(card.rulings.select_related("card").order_by("-date", "id"))

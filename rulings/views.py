@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from kb.selectors import Releases
 
+from . import selectors
 from .models import Card
 from .names import search_cards
 from .rendering import rulings_html
@@ -16,7 +17,7 @@ from .ruling_context import ruling_views
 def card_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:200].strip()
     matches = search_cards(query, limit=50) if query else []
-    cards = {c.pk: c for c in Card.objects.filter(pk__in=[m.card_id for m in matches])}
+    cards = selectors.cards_by_id(m.card_id for m in matches)
     results = [(m, cards[m.card_id]) for m in matches if m.card_id in cards]
     if query and len(results) == 1 and request.GET.get("go"):
         return redirect("rulings:card", slug=results[0][1].slug)
@@ -25,7 +26,7 @@ def card_list(request: HttpRequest) -> HttpResponse:
 
 def card(request: HttpRequest, slug: str) -> HttpResponse:
     card = get_object_or_404(Card.objects.prefetch_related("faces"), slug=slug)
-    rulings = list(card.rulings.order_by("-date", "id"))
+    rulings = selectors.rulings_of(card)
     views = ruling_views(rulings, Releases.load())
     html = rulings_html(views)
     return render(request, "rulings/card.html", {"card": card, "rulings": html})

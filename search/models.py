@@ -18,7 +18,6 @@ class IndexOutbox(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "kb_indexoutbox"  # created by kb's migration 0003, before the engine was an app
         verbose_name = _("index outbox entry")
         verbose_name_plural = _("index outbox")
 

@@ -155,3 +155,16 @@ def test_no_two_modules_share_a_name_for_different_jobs() -> None:
             continue
         seen.setdefault(name, []).append(module)
     assert {n: ms for n, ms in seen.items() if len(ms) > 1} == {}
+
+
+def test_the_engine_migrations_depend_on_no_app() -> None:
+    """The search app installs without kb or rulings: its migrations depend on neither."""
+    found = []
+    for path in sorted((ROOT / "search" / "migrations").glob("0*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "dependencies" for t in node.targets
+            ):
+                found += [(path.name, app) for app, _ in ast.literal_eval(node.value)]
+    assert [f for f in found if f[1] in ("kb", "rulings")] == []
+    assert (ROOT / "search" / "migrations" / "0001_initial.py").is_file()

@@ -160,10 +160,6 @@ def import_document(doc: Document, **kwargs: Any) -> ImportResult:
     return Importer(user=user).import_document(doc, **kwargs)
 
 
-def remove_release(effective_date: dt.date) -> None:
-    Importer().remove(effective_date)
-
-
 def _insert(
     release: Release, doc: Document, last: tuple[dt.date, list[list[Cell]]] | None
 ) -> list[list[Cell]]:

@@ -105,7 +105,8 @@ def search(
         _number(out, number, date)
     term = understanding.definition_term(parsed.text) if not parsed.excluded else ""
     groups = list(parse(term).groups if term else parsed.groups)
-    if lang != "en":  # before stop words go: "actions basées sur un état" is a term as typed
+    # Before stop words go: "actions basées sur un état" is a term as typed.
+    if lang != languages.SOURCE:
         groups = _expand_french(groups, out.via)
     groups = understanding.without_filler(without_stop_words(groups))
     backend = get_backend()
@@ -407,6 +408,10 @@ def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:
         out.results.hits = [hit, *rest[: request.per_page - 1]]
 
 
+#: The other language of the rules vocabulary (kb.models.VocabularyTerm: English and French).
+VOCABULARY_LANGUAGE = "fr"
+
+
 def _decorate(hits: list[Hit], out: SearchPage) -> None:
     """Links in the release searched, the rule's chapter heading, how French reached English."""
     if not hits or out.release is None:
@@ -423,5 +428,5 @@ def _decorate(hits: list[Hit], out: SearchPage) -> None:
         )
         if h.kind == "rule" and h.chapter in titles:
             h.context = f"{h.chapter}. {titles[h.chapter]}"
-        if via and "fr" not in h.matched:
+        if via and VOCABULARY_LANGUAGE not in h.matched:
             h.via = via

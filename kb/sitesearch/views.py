@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html_join
+from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from config import languages
@@ -79,6 +80,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "release_value": release or "",
         "lang_value": lang or "",
         "languages": [(code, _(language.name)) for code, language in _languages()],
+        "all_languages": get_text_list([_(lang.name) for lang in languages.LANGUAGES], _("and")),
         "hits": [shown(h) for h in results.hits],
         "first_number": results.hits and (results.page - 1) * results.per_page + 1,
     }

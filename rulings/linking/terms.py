@@ -19,7 +19,6 @@ from pathlib import Path
 from django.conf import settings
 
 from kb.models import RuleNumber, RuleVersion
-from kb.models.versioning import valid_on
 
 TERMS_FILE = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "ruling_terms.csv"
 #: Keyword actions that are everyday verbs: linked only when the card has the keyword.
@@ -122,11 +121,11 @@ class KeywordTerms:
 
 def keyword_terms(date: dt.date) -> KeywordTerms:
     """The keyword abilities and actions of the release in force on a date."""
-    rows = RuleNumber.objects.filter(valid_on(date), kind="rule", chapter__in=["701", "702"])
+    rows = RuleNumber.objects.as_of(date).filter(kind="rule", chapter__in=["701", "702"])
     titles = dict(
-        RuleVersion.objects.filter(
-            valid_on(date), lineage__in=[r.lineage_id for r in rows]
-        ).values_list("lineage_id", "text_en")
+        RuleVersion.objects.as_of(date)
+        .filter(lineage__in=[r.lineage_id for r in rows])
+        .values_list("lineage_id", "text_en")
     )
     terms: list[Term] = []
     named: dict[str, Term] = {}

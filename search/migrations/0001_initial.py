@@ -1,4 +1,4 @@
-# The outbox moved from kb to the search app: the table stays where kb's 0003 created it.
+# The search engine's outbox, in a table of its own (kb's 0004 moves the rows kb's table held).
 
 from django.db import migrations, models
 
@@ -7,28 +7,20 @@ class Migration(migrations.Migration):
 
     initial = True
 
-    dependencies = [
-        ('kb', '0003_search_outbox'),
-    ]
+    dependencies = []
 
     operations = [
-        migrations.SeparateDatabaseAndState(
-            state_operations=[
-                migrations.CreateModel(
-                    name='IndexOutbox',
-                    fields=[
-                        ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                        ('kind', models.CharField(max_length=20)),
-                        ('group', models.CharField(max_length=64)),
-                        ('created', models.DateTimeField(auto_now_add=True)),
-                    ],
-                    options={
-                        'verbose_name': 'index outbox entry',
-                        'verbose_name_plural': 'index outbox',
-                        'db_table': 'kb_indexoutbox',
-                    },
-                ),
+        migrations.CreateModel(
+            name='IndexOutbox',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(max_length=20)),
+                ('group', models.CharField(max_length=64)),
+                ('created', models.DateTimeField(auto_now_add=True)),
             ],
-            database_operations=[],
+            options={
+                'verbose_name': 'index outbox entry',
+                'verbose_name_plural': 'index outbox',
+            },
         ),
     ]

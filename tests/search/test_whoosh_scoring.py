@@ -314,3 +314,28 @@ def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:
 def test_a_page_below_one_is_the_first(backend) -> None:
     assert _ask(backend, "trample", page=0).hits == _ask(backend, "trample").hits
     assert _ask(backend, "trample", page=-3).page == 1
+
+
+def test_an_index_of_another_layout_is_no_index_until_rebuilt(tmp_path) -> None:
+    """An index written by an older version (other fields, analyzers pickled from modules that
+    moved) is treated as absent: searches say so, writers refuse to add to it (a partial index
+    would look complete), and a rebuild replaces it."""
+    from search.backend import SearchUnavailable
+    from search.backends.whoosh.backend import WhooshBackend
+
+    from .test_contract import DOCS
+
+    old = WhooshBackend(tmp_path / "index")
+    old.index(DOCS)
+    live = old.folder.live_name()
+    (tmp_path / "index" / live / "LAYOUT").write_text("1")
+    (tmp_path / "index" / live / "MAIN_WRITELOCK").unlink(missing_ok=True)
+    upgraded = WhooshBackend(tmp_path / "index")
+    assert not upgraded.exists()
+    with pytest.raises(SearchUnavailable, match="rebuild_index"):
+        _ask(upgraded, "trample")
+    with pytest.raises(SearchUnavailable, match="another version"):
+        upgraded.index(DOCS[:1])
+    assert upgraded.ids() == set()
+    assert upgraded.rebuild(DOCS) == len(DOCS)
+    assert upgraded.exists() and _ask(upgraded, "trample").total

@@ -62,10 +62,14 @@ class Command(BaseCommand):
             self._handle(opts)
 
     def _handle(self, opts: dict) -> None:
-        if opts["lang"] != "en":
+        language = languages.language(opts["lang"])
+        if language is None or not language.rule_texts:
+            raise CommandError(f"no Comprehensive Rules are published in {opts['lang']!r}")
+        if language.code != languages.SOURCE:
             raise CommandError(
-                "French CR documents cannot be imported yet: only English releases are parsed "
-                "(no French Comprehensive Rules text is available to build the parser on)."
+                f"{language.name} CR documents cannot be imported yet: only the English releases "
+                f"are parsed (no {language.name} Comprehensive Rules text is available to build "
+                "the parser on)."
             )
         verbosity = opts["verbosity"]
         try:

@@ -70,7 +70,7 @@ class WhooshBackend(Searchers, SearchBackend):
 
     def rebuild(self, docs: Iterable[SearchDocument]) -> int:
         name = self.folder.new_folder()
-        ix = index.create_in(str(self.root / name), self._schema)
+        ix = self.folder.create(name)
         writer = self._writer(ix, bulk=True)
         count = 0
         try:

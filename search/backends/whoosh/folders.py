@@ -17,6 +17,13 @@ from whoosh.fields import Schema
 
 from search.backend import SearchUnavailable
 
+#: The index layout this code reads: fields, analyzers (Whoosh pickles their classes into the
+#: index) and document ids. Raise it whenever one changes: an index of another layout is then
+#: treated as absent (`exists()` is False, searches say "run rebuild_index", `load_site_data`
+#: rebuilds it) instead of failing to open.
+LAYOUT = "2"
+_LAYOUT_FILE = "LAYOUT"
+
 
 class LiveFolder:
     def __init__(self, root: Path, schema: Schema) -> None:
@@ -35,10 +42,28 @@ class LiveFolder:
             return None
 
     def exists(self) -> bool:
+        """Whether a live index of this code's layout is there."""
         name = self.live_name()
         if name and self.live is not None and self.live[0] == name:
             return True  # already open (opening its table of contents again costs 0.6 ms)
-        return bool(name) and index.exists_in(str(self.root / name))
+        if not name or self.layout(name) != LAYOUT:
+            return False
+        try:
+            return index.exists_in(str(self.root / name))
+        except Exception:  # an unreadable table of contents is no index
+            return False
+
+    def layout(self, name: str) -> str:
+        try:
+            return (self.root / name / _LAYOUT_FILE).read_text().strip()
+        except FileNotFoundError:
+            return ""
+
+    def create(self, name: str) -> index.Index:
+        """A new, empty index in folder `name`, marked with this code's layout."""
+        ix = index.create_in(str(self.root / name), self.schema)
+        (self.root / name / _LAYOUT_FILE).write_text(LAYOUT)
+        return ix
 
     def open(self) -> tuple[index.Index, bool]:
         """The live index (created empty when there is none), and whether it was (re)opened
@@ -47,6 +72,11 @@ class LiveFolder:
         if not name:
             self.create_live()
             name = self.live_name()
+        elif self.layout(name) != LAYOUT:  # adding to it would leave a partial index
+            raise SearchUnavailable(
+                f"the search index in {self.root} was built by another version of this code "
+                "(run rebuild_index)"
+            )
         if self.live is not None and self.live[0] == name:
             return self.live[1], False
         try:
@@ -57,7 +87,7 @@ class LiveFolder:
 
     def create_live(self) -> None:
         name = self.new_folder()
-        index.create_in(str(self.root / name), self.schema)
+        self.create(name)
         self.swap(name)
 
     def new_folder(self) -> str:
