@@ -32,8 +32,8 @@ FILLER = frozenset(
 )
 
 _DEFINITION_BEFORE = re.compile(
-    r"^(?:what(?:'s| is| are| does| do)?|whats|define|definition of|meaning of|explain|"
-    r"qu'est[- ]ce qu(?:e |')|c'est quoi|definition de|que signifie|que veut dire)\s+"
+    r"^(?:what(?:'s| is| are| does| do)? |whats |define |definition of |meaning of |explain |"
+    r"qu'est[- ]ce qu(?:e |')|c'est quoi |definition de |que signifie |que veut dire )\s*"
     r"(?:an? |the |une? |la |le |les |l')?(?P<term>.+?)"
     r"(?:\s+(?:mean|means|do|does|in magic|in mtg|mtg))?\s*\??$",
     re.IGNORECASE,
@@ -66,6 +66,7 @@ def without_filler(groups: list[Group]) -> list[Group]:
     Quoted phrases and alternatives (a OR b) stay as typed."""
     if len(groups) < 3:
         return groups
+    groups = list(dict.fromkeys(groups))  # a word asked twice is not twice the topic
     kept = [
         g for g in groups if len(g.items) > 1 or isinstance(g.items[0], Phrase) or not _filler(g)
     ]
@@ -98,6 +99,7 @@ def names_a_card(text: str, suggestions: list[Suggestion]) -> bool:
     typed = fold(text).replace("'", "").strip()
     if len(typed) < 3:
         return False
+    starting: set[str] = set()
     for s in suggestions:
         if s.kind != "card":
             continue
@@ -105,6 +107,6 @@ def names_a_card(text: str, suggestions: list[Suggestion]) -> bool:
         names = [title, *(part.strip() for part in title.split("//"))]
         if any(fuzz.ratio(typed, name) >= 85 for name in names):
             return True
-        if any(name.startswith(typed) and len(typed) >= 0.6 * len(name) for name in names):
-            return True
-    return False
+        starting.update(name for name in names if name.startswith(typed))
+    # The start of one card's name only ("snapcaster"), not a word many names start with.
+    return len(starting) == 1 and len(typed) >= 0.5 * len(starting.pop())

@@ -178,6 +178,32 @@ def test_titles_rank_first_and_rule_numbers_match_exactly(backend: SearchBackend
     assert keys(ask(backend, Word("702.19b"), release=D(2026, 1, 1)))[0] == "3"
 
 
+def test_long_queries_need_only_some_of_their_words(backend: SearchBackend) -> None:
+    """min_match: a document matching fewer groups than asked is found, below those matching
+    more (coordination); fewer than the minimum is not."""
+    words = ("assigns", "lethal", "blockers", "blocking", "zebra")
+    asked = [Word(w) for w in words]
+    assert ask(backend, *asked).total == 0  # every word required
+    found = ask(backend, *asked, min_match=2)
+    assert keys(found) == ["3", "2"]  # 702.19b's new wording (3 words) before the old (2)
+    assert found.hits[0].score > found.hits[1].score
+    assert keys(ask(backend, *asked, min_match=3)) == ["3"]
+    assert ask(backend, *asked, min_match=4).total == 0
+
+
+def test_kinds_can_be_weighed(backend: SearchBackend) -> None:
+    found = ask(backend, Word("trample"), release=D(2026, 1, 1))
+    cards_last = ask(
+        backend, Word("trample"), release=D(2026, 1, 1), kind_weights=(("card", 0.01),)
+    )
+    assert cards_last.total == found.total and cards_last.counts == found.counts
+    assert [h.kind for h in cards_last.hits][-1] == "card"
+    rules_last = ask(
+        backend, Word("trample"), release=D(2026, 1, 1), kind_weights=(("rule", 0.0001),)
+    )
+    assert rules_last.hits[0].kind != "rule" and rules_last.hits[-1].kind == "rule"
+
+
 def test_a_release_sees_the_versions_valid_on_its_date(backend: SearchBackend) -> None:
     old = ask(backend, Word("702.19b"), release=D(2015, 1, 1))
     new = ask(backend, Word("702.19b"), release=D(2020, 1, 24))

@@ -18,9 +18,9 @@ from whoosh.fields import Schema
 from search.backend import SearchUnavailable
 
 #: The index layout this code reads: fields, analyzers (Whoosh pickles their classes into the
-#: index), document ids and what the apps put in documents. Raise it whenever one changes: an index of another layout is then
-#: treated as absent (`exists()` is False, searches say "run rebuild_index", `load_site_data`
-#: rebuilds it) instead of failing to open.
+#: index), document ids and what the apps put in documents. Raise it whenever one changes:
+#: an index of another layout is then treated as absent (`exists()` is False, searches say
+#: "run rebuild_index", `load_site_data` rebuilds it) instead of failing to open.
 LAYOUT = "3"
 _LAYOUT_FILE = "LAYOUT"
 

@@ -14,6 +14,8 @@ from kb.sitesearch.service import search
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 RELEVANCE = Path(__file__).with_name("relevance.jsonl")
+RELEVANCE_DEV = Path(__file__).with_name("relevance_dev.jsonl")
+RELEVANCE_TEST = Path(__file__).with_name("relevance_test.jsonl")
 
 
 def test_the_relevance_set_meets_its_targets(search_index) -> None:
@@ -23,6 +25,71 @@ def test_the_relevance_set_meets_its_targets(search_index) -> None:
     assert scores.queries >= 60
     assert scores.mrr >= 0.9, scores.misses()  # target 0.8; measured 0.95
     assert scores.recall_at_10 == 1.0, scores.misses()  # target 0.95 (numbers and keywords)
+
+
+@pytest.mark.parametrize(
+    ("path", "mrr", "zero"),
+    [(RELEVANCE_DEV, 0.66, 0.03), (RELEVANCE_TEST, 0.65, 0.02)],
+    ids=["dev", "test"],
+)
+def test_the_sampled_sets_hold_their_floors(search_index, path: Path, mrr: float, zero: float):
+    """The hand-labelled sets of sampled queries (frozen before tuning; tuned on dev only).
+    Measured at this commit: dev 0.689, test 0.682 (issue 14's target is 0.85: not met yet)."""
+    scores = evaluate(path)
+    print("\n" + "\n".join(scores.lines(path.stem)))
+    assert scores.queries >= 100
+    assert scores.mrr >= mrr, scores.misses()
+    assert scores.zero_share <= zero, scores.misses()
+
+
+@pytest.mark.parametrize(
+    ("query", "targets"),
+    [
+        (  # the issue's own example, 12 words
+            "what happens when a creature with deathtouch deals damage to another creature",
+            ("702.2",),
+        ),
+        (
+            "what happens to combat damage when the creature with trample is blocked by "
+            "several creatures",
+            ("702.19",),
+        ),
+        (
+            "what happens when two legendary permanents with the same name are on the battlefield",
+            ("704.5j",),
+        ),
+    ],
+)
+def test_a_long_question_finds_the_rule_that_answers_it(search_index, query, targets) -> None:
+    assert len(query.split()) >= 12
+    top = [h.number for h in search(query).results.hits[:3] if h.kind == "rule"]
+    assert any(n.startswith(targets) for n in top), top
+
+
+@pytest.mark.parametrize(
+    ("query", "ruling"),
+    [
+        ("does Tarmogoyf count itself while it sits in my graveyard", "The ability that defines"),
+        (
+            "Phantasmal Image copying a token gets the token's original values, not a token itself",
+            "If the chosen creature is a token",
+        ),
+    ],
+)
+def test_a_ruling_is_found_by_a_paraphrase(search_index, query: str, ruling: str) -> None:
+    top = [h.text for h in search(query).results.hits[:3] if h.kind == "ruling"]
+    assert any(text.startswith(ruling) for text in top), top
+
+
+def test_a_query_sharing_words_with_card_names_puts_the_rules_first(search_index) -> None:
+    hits = search("ten poison counters").results.hits
+    assert [h.kind for h in hits[:3]] == ["rule", "rule", "rule"]
+    assert "704.5c" in [h.number for h in hits[:5]]  # ten or more poison counters: loses
+
+
+def test_a_card_name_still_puts_the_card_first(search_index) -> None:
+    for query in ("lightning bolt", "atraxa", "snapcaster"):
+        assert search(query).results.hits[0].kind == "card", query
 
 
 @pytest.mark.parametrize(
