@@ -398,6 +398,10 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "and"): "et",
     (
         "",
+        "No result has every word of the query: these have some of them.",
+    ): f"Aucun résultat n’a tous les mots de la recherche{NBSP}: voici ceux qui en ont une partie.",
+    (
+        "",
         "The search index is not built yet (it is being built, or run manage.py rebuild_index). Rule numbers still work.",
     ): "L’index de recherche n’est pas encore construit (il est en construction, ou lancez manage.py rebuild_index). Les numéros de règle fonctionnent quand même.",
     (

@@ -124,6 +124,8 @@ def search(
         request = _weigh_kinds(request, backend, term or parsed.text, date)
         out.results = backend.search(request)
         _correct(out, backend, request, parsed)
+        if not out.results.total:
+            _relax(out, backend, request)
         if request.page == 1:  # a corrected query ("mulligen") is the term it was corrected to
             _definitions_first(
                 out, backend, request, out.correction if out.corrected else term or parsed.text
@@ -399,6 +401,18 @@ def _proper_name(backend, name: str, date: dt.date) -> bool:
         groups=(Group((Word(name),)),), kinds=("rule",), release=date, per_page=1, snippets=False
     )
     return not backend.search(probe).total
+
+
+def _relax(out: SearchPage, backend, request: SearchRequest) -> None:
+    """Nothing has every word (a typo too short to correct, a word no text uses): the
+    documents with half of them rather than nothing ("into teh core", "rol a d20"), said so."""
+    groups = len(request.groups)
+    if groups < 2 or 0 < request.min_match <= max(1, groups // 2):
+        return
+    results = backend.search(replace(request, min_match=max(1, groups // 2)))
+    if results.total:
+        out.results = results
+        out.notices.append(_("No result has every word of the query: these have some of them."))
 
 
 def _number_first(out: SearchPage, backend, request: SearchRequest) -> None:

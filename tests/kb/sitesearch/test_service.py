@@ -29,12 +29,13 @@ def test_the_relevance_set_meets_its_targets(search_index) -> None:
 
 @pytest.mark.parametrize(
     ("path", "mrr", "zero"),
-    [(RELEVANCE_DEV, 0.66, 0.03), (RELEVANCE_TEST, 0.65, 0.02)],
+    [(RELEVANCE_DEV, 0.68, 0.01), (RELEVANCE_TEST, 0.65, 0.01)],
     ids=["dev", "test"],
 )
 def test_the_sampled_sets_hold_their_floors(search_index, path: Path, mrr: float, zero: float):
     """The hand-labelled sets of sampled queries (frozen before tuning; tuned on dev only).
-    Measured at this commit: dev 0.689, test 0.682 (issue 14's target is 0.85: not met yet)."""
+    Measured at this commit: see the README's search section (issue 14's target, 0.85, is not
+    met yet)."""
     scores = evaluate(path)
     print("\n" + "\n".join(scores.lines(path.stem)))
     assert scores.queries >= 100
@@ -85,6 +86,12 @@ def test_a_query_sharing_words_with_card_names_puts_the_rules_first(search_index
     hits = search("ten poison counters").results.hits
     assert [h.kind for h in hits[:3]] == ["rule", "rule", "rule"]
     assert "704.5c" in [h.number for h in hits[:5]]  # ten or more poison counters: loses
+
+
+def test_a_query_no_document_fully_matches_gets_the_closest_not_nothing(search_index) -> None:
+    found = search("rol a d20")  # "rol": too short to correct; no text has it
+    assert found.results.total and any("some of them" in n for n in found.notices)
+    assert "roll-a-d20" in [h.ref for h in found.results.hits[:3]]
 
 
 def test_a_card_name_still_puts_the_card_first(search_index) -> None:
