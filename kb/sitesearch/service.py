@@ -370,6 +370,9 @@ RULES_FIRST = (("rule", 1.0), ("glossary", 1.0), ("ruling", 0.5), ("card", 0.3))
 #: The glossary's weight in a long query (a question), where its entries named by ordinary
 #: words ("Damage", "Blocked Creature") would crowd out the rule that answers.
 QUESTION_GLOSSARY = 0.35
+#: The same for cards, when the question names none ("what does it mean for a creature to die"
+#: is not about the card Die Young).
+QUESTION_CARD = 0.5
 #: When the query names a card among other words ("tarmogoyf counts card types"): its rulings
 #: and the rules come first, the card itself after them.
 ABOUT_A_CARD = (("rule", 1.0), ("glossary", 1.0), ("ruling", 1.0), ("card", 0.5))
@@ -385,10 +388,9 @@ def _weigh_kinds(request: SearchRequest, backend, text: str, date: dt.date) -> S
     if names and names[0] == plain(text):
         return request  # the whole query is a card's name, or its short name ("atraxa")
     weights = ABOUT_A_CARD if names else RULES_FIRST
-    if request.min_match:  # a question: glossary headwords are its words, not its topic
-        weights = tuple(
-            (k, w * QUESTION_GLOSSARY) if k == "glossary" else (k, w) for k, w in weights
-        )
+    if request.min_match:  # a question: glossary headwords and card names are its words
+        factors = {"glossary": QUESTION_GLOSSARY, "card": 1.0 if names else QUESTION_CARD}
+        weights = tuple((k, w * factors.get(k, 1.0)) for k, w in weights)
     return replace(request, kind_weights=weights)
 
 

@@ -14,7 +14,7 @@ import re
 
 from rapidfuzz import fuzz
 
-from search.analysis import fold
+from search.analysis import fold, plain
 from search.backend import Suggestion
 from search.syntax import Group, Phrase
 
@@ -96,15 +96,15 @@ LONGEST_NAME = 6
 def names_a_card(text: str, suggestions: list[Suggestion]) -> bool:
     """Whether the query is (close to) a card's name: the catalogue's titles starting with
     what was typed, compared as typed, folded."""
-    typed = fold(text).replace("'", "").strip()
+    typed = plain(text)
     if len(typed) < 3:
         return False
     starting: set[str] = set()
     for s in suggestions:
         if s.kind != "card":
             continue
-        title = fold(s.title).replace("'", "")
-        names = [title, *(part.strip() for part in title.split("//"))]
+        faces = [plain(face) for face in s.title.split("//")]
+        names = [plain(s.title), *faces]
         if any(fuzz.ratio(typed, name) >= 85 for name in names):
             return True
         starting.update(name for name in names if name.startswith(typed))
