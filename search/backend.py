@@ -101,9 +101,15 @@ class SearchBackend(ABC):
 
     @abstractmethod
     def suggest(
-        self, text: str, *, limit: int = 10, release: dt.date | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        release: dt.date | None = None,
+        inner: bool = True,
     ) -> list[Suggestion]:
-        """Titles (rule headings, glossary terms, card names) starting with what was typed."""
+        """Titles (rule headings, glossary terms, card names) starting with what was typed,
+        then (`inner`) titles with a word starting so."""
 
     @abstractmethod
     def corrections(self, words: Iterable[str]) -> dict[str, str]:

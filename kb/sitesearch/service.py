@@ -382,7 +382,8 @@ def _weigh_kinds(request: SearchRequest, backend, text: str, date: dt.date) -> S
     if request.kinds and len(request.kinds) == 1:
         return request  # one kind asked for: nothing to weigh against
     short = len(text.split()) <= understanding.LONGEST_NAME
-    if short and understanding.names_a_card(text, backend.suggest(text, limit=10, release=date)):
+    titles = backend.suggest(text, limit=10, release=date, inner=False) if short else []
+    if understanding.names_a_card(text, titles):
         return request
     names = [n for n in backend.names_in(text, kind="card") if _proper_name(backend, n, date)]
     if names and names[0] == plain(text):

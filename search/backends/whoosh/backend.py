@@ -178,14 +178,19 @@ class WhooshBackend(Searchers, SearchBackend):
 
     @serialized
     def suggest(
-        self, text: str, *, limit: int = 10, release: dt.date | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        release: dt.date | None = None,
+        inner: bool = True,
     ) -> list[Suggestion]:
         typed = suggesting.plain(text)
         if len(typed) < 2 or not self.exists():
             return []
         s = self.searcher()
         catalogue = self._catalogue(s, release)
-        return suggesting.suggestions(s, catalogue, typed, limit, _kind_order)
+        return suggesting.suggestions(s, catalogue, typed, limit, _kind_order, inner=inner)
 
     @serialized
     def names_in(self, text: str, *, kind: str) -> list[str]:

@@ -87,6 +87,8 @@ def suggestions(
     typed: str,
     limit: int,
     kind_order: Callable[[str], int],
+    *,
+    inner: bool = True,
 ) -> list[Suggestion]:
     """Titles starting with what was typed, then titles with a word starting so ("bolt" ->
     Lightning Bolt); shorter titles first, kinds in their order, one per kind and title."""
@@ -97,10 +99,10 @@ def suggestions(
         if not keys[i].startswith(typed):
             break
         found.append(((False, len(keys[i])), *entries[i]))
-    if len(found) < limit:
-        inner = f" {typed}"
+    if inner and len(found) < limit:  # a scan of every title: a few milliseconds
+        word_start = f" {typed}"
         for key, entry in zip(keys, entries, strict=True):
-            if inner in key:
+            if word_start in key:
                 found.append(((True, len(key)), *entry))
                 if len(found) >= 400:
                     break
