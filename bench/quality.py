@@ -27,13 +27,16 @@ LINKING_SETS = {
 }
 
 
+def _sets(sets: dict[str, Path], test: bool) -> list[tuple[str, Path]]:
+    """The sets to report: the test part only when asked (never while tuning)."""
+    return [(name, path) for name, path in sets.items() if test or name != "test"]
+
+
 def search_report(misses: str = "", test: bool = False) -> list[str]:
     from bench.relevance import evaluate
 
     out = []
-    for name, path in SEARCH_SETS.items():
-        if name == "test" and not test:
-            continue
+    for name, path in _sets(SEARCH_SETS, test):
         scores = evaluate(path)
         out += scores.lines(name)
         if name == misses:
@@ -45,9 +48,7 @@ def linking_report(misses: str = "", test: bool = False) -> list[str]:
     from bench.linking import evaluate
 
     out = []
-    for name, path in LINKING_SETS.items():
-        if name == "test" and not test:
-            continue
+    for name, path in _sets(LINKING_SETS, test):
         s = evaluate(path)
         out.append(
             f"{name}: {s.rulings} rulings, precision {s.precision:.3f}, recall {s.recall:.3f}, "

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,10 +41,11 @@ class SearchDocument:
     valid_to: dt.date | None = None
     lookup: bool = False  # found by its ref (SearchBackend.lookup), e.g. a glossary entry
 
-    @property
+    @cached_property
     def stamp(self) -> str:
         """A hash of everything indexed: an id carrying it changes whenever the content does,
-        so comparing id sets tells missing and stale documents apart without reading them."""
+        so comparing id sets tells missing and stale documents apart without reading them.
+        Kept once computed (a sync compares ids, then writes the same documents)."""
         data = json.dumps(
             _without_empty(asdict(self)), default=str, sort_keys=True, ensure_ascii=False
         )

@@ -74,10 +74,8 @@ def without_filler(groups: list[Group]) -> list[Group]:
 
 
 def _filler(group: Group) -> bool:
-    return (
-        fold(group.items[0].text).replace("'", "") in FILLER
-        or fold(group.items[0].text).split("'")[0] in FILLER
-    )
+    word = fold(group.items[0].text)  # "what's" is filler as "whats" and as "what"
+    return word.replace("'", "") in FILLER or word.split("'")[0] in FILLER
 
 
 def min_match(groups: int) -> int:
