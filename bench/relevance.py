@@ -26,7 +26,9 @@ def matches(hit: Hit, expected: str) -> bool:
         return hit.number == what
     if kind == "ruling":
         slug, _, start = what.partition("|")
-        return (slug == "*" or hit.ref.split("#")[0] == slug) and hit.text.startswith(start)
+        # A ruling printed on several cards is one hit standing for all of them.
+        slugs = {ref.split("#")[0] for ref in [hit.ref, *(ref for ref, _ in hit.also)]}
+        return (slug == "*" or slug in slugs) and hit.text.startswith(start)
     return hit.ref == what
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
+from search.analysis import plain
 from search.documents import Hit, SearchDocument
 from search.registry import DocumentType, register
 
@@ -71,6 +72,9 @@ def ruling_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]
             ref=f"{r['card__slug']}#ruling-{r['id']}",
             label=r["card__name_en"] or "",
             date=r["date"],
+            # One ruling printed on many cards ("Cycling is an activated ability…") is one
+            # result, shown with the cards it is on.
+            collapse=plain(r["text"]),
         )
 
 

@@ -39,7 +39,7 @@ from .models import Card
 
 CURATED_FILE = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "fr_terms.csv"
 
-#: A mined term needs this many agreeing cards, and this share of the cards seen.
+#: A mined term needs this many agreeing cards (or every card seen), and this share of them.
 MIN_AGREEING = 2
 MIN_SHARE = 0.5
 
@@ -80,7 +80,10 @@ class Evidence:
         if not self.votes:
             return None
         term, count = self.votes.most_common(1)[0]
-        if count < MIN_AGREEING or count < MIN_SHARE * self.seen:
+        # A keyword printed on a single card in both languages is named by it (Ravenous:
+        # "Voracité"); two cards or more must mostly agree.
+        unanimous = count == self.seen
+        if (count < MIN_AGREEING and not unanimous) or count < MIN_SHARE * self.seen:
             return None
         return term, count
 

@@ -40,6 +40,9 @@ class SearchDocument:
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
     lookup: bool = False  # found by its ref (SearchBackend.lookup), e.g. a glossary entry
+    #: Documents sharing a collapse key are one result, the best-scored standing for the others
+    #: (the same ruling printed on forty cards is one answer, not forty).
+    collapse: str = ""
 
     @cached_property
     def stamp(self) -> str:
@@ -88,6 +91,8 @@ class Hit:
     context: str = ""  # e.g. the rule's chapter heading, filled by the service
     via: str = ""  # how a French query reached an English text (the vocabulary term)
     text: str = ""  # the start of the first language's body, plain text
+    #: (ref, label) of the other matching documents of its collapse key, best first.
+    also: tuple[tuple[str, str], ...] = ()
 
     def title(self, lang: str) -> str:
         return self.titles.get(lang, "")

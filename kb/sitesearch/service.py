@@ -108,6 +108,7 @@ def search(
     # Before stop words go: "actions basées sur un état" is a term as typed.
     if lang != languages.SOURCE:
         groups = _expand_french(groups, out.via)
+    groups = _expand_jargon(groups, out)
     groups = understanding.without_filler(without_stop_words(groups))
     backend = get_backend()
     request = SearchRequest(
@@ -128,7 +129,11 @@ def search(
             _relax(out, backend, request)
         if request.page == 1:  # a corrected query ("mulligen") is the term it was corrected to
             _definitions_first(
-                out, backend, request, out.correction if out.corrected else term or parsed.text
+                out,
+                backend,
+                request,
+                out.correction if out.corrected else term or parsed.text,
+                asked=bool(term),
             )
         if out.number and out.jump and request.page == 1:
             _number_first(out, backend, request)
@@ -254,11 +259,23 @@ def _vocabulary_now() -> dict[tuple[str, ...], str]:
 def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
     """French words of the vocabulary ("piétinement", "contact mortel") also search their
     English term, so French queries reach English rules, rulings and card texts."""
-    words = [g.items[0] if len(g.items) == 1 else None for g in groups]
-    if not any(isinstance(w, Word) and not w.prefix for w in words):
-        return groups
     vocabulary = _vocabulary_now()
-    longest = max((len(k) for k in vocabulary), default=0)
+    found: dict[str, list[str]] = {}
+    out = expand(groups, {k: [v] for k, v in vocabulary.items()}, found)
+    via.update({typed: alternatives[0] for typed, alternatives in found.items()})
+    return out
+
+
+def expand(
+    groups: list[Group], table: dict[tuple[str, ...], list[str]], found: dict[str, list[str]]
+) -> list[Group]:
+    """Each run of words that `table` knows (folded words -> what else to search) becomes one
+    group of alternatives: the words as typed, or any of the table's; longest runs first.
+    What was expanded is recorded in `found` (as typed -> alternatives)."""
+    words = [g.items[0] if len(g.items) == 1 else None for g in groups]
+    if not table or not any(isinstance(w, Word) and not w.prefix for w in words):
+        return groups
+    longest = max(len(k) for k in table)
     out: list[Group] = []
     i = 0
     while i < len(groups):
@@ -267,20 +284,34 @@ def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
             span = words[i : i + size]
             if all(isinstance(w, Word) and not w.prefix for w in span):
                 key = tuple(fold(w.text) for w in span)
-                if key in vocabulary:
-                    match = (size, key, vocabulary[key])
+                if key in table:
+                    match = (size, table[key])
                     break
         if match is None:
             out.append(groups[i])
             i += 1
             continue
-        size, key, english = match
+        size, alternatives = match
         typed = " ".join(w.text for w in words[i : i + size])
         original: Item = Phrase(typed) if size > 1 else Word(typed)
-        out.append(Group((original, Phrase(english) if " " in english else Word(english))))
-        via[typed] = english
+        others = [Phrase(a) if " " in a else Word(a) for a in alternatives]
+        out.append(Group((original, *others)))
+        found[typed] = alternatives
         i += size
     return out
+
+
+def _expand_jargon(groups: list[Group], out: SearchPage) -> list[Group]:
+    """Players' shorthand ("ETB", "CMC", "flyer", "sorcery speed") also searches the words
+    the rules use, said so."""
+    found: dict[str, list[str]] = {}
+    groups = expand(groups, understanding.jargon(), found)
+    for typed, alternatives in found.items():
+        out.notices.append(
+            _("“%(typed)s” was also searched as %(means)s.")
+            % {"typed": typed, "means": ", ".join(f"“{a}”" for a in alternatives)}
+        )
+    return groups
 
 
 def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQuery) -> None:
@@ -327,9 +358,12 @@ def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[s
     return out
 
 
-def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: str) -> None:
+def _definitions_first(
+    out: SearchPage, backend, request: SearchRequest, text: str, *, asked: bool = False
+) -> None:
     """A query naming a glossary term (or, in French, its vocabulary term): the rules its
-    entry cites first, then the entry, then the rest as ranked."""
+    entry cites first, then the entry, then the rest as ranked. A definition request (`asked`)
+    names it by its first words too ("what does it mean to exile target creature")."""
     if request.lang or (request.kinds and not {"rule", "glossary"} & set(request.kinds)):
         return  # a language filter asks for texts in that language, not definitions
     assert out.release is not None
@@ -340,6 +374,7 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
         index.get(key)
         or index.get(key.rstrip("s"))
         or (index.get(fold(english)) if english else None)
+        or (_leading_term(index, key) if asked else None)
     )
     if entry is None:
         return
@@ -361,6 +396,17 @@ def _definitions_first(out: SearchPage, backend, request: SearchRequest, text: s
     seen = {(h.kind, h.number or h.ref) for h in first}
     rest = [h for h in out.results.hits if (h.kind, h.number or h.ref) not in seen]
     out.results.hits = (first + rest)[: max(request.per_page, len(first))]
+
+
+def _leading_term(index: dict, key: str):
+    """The glossary term a longer definition request starts with ("exile target creature"
+    asks what exiling is), longest first."""
+    words = key.split()
+    for size in range(len(words) - 1, 0, -1):
+        found = index.get(" ".join(words[:size]))
+        if found:
+            return found
+    return None
 
 
 #: Score factors by kind when the query is not a card's name: the rules and the glossary answer

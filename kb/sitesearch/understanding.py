@@ -9,8 +9,11 @@ about the shape of queries in general, in English and French, not about particul
 
 from __future__ import annotations
 
+import csv
 import math
 import re
+from functools import cache
+from pathlib import Path
 
 from rapidfuzz import fuzz
 
@@ -32,31 +35,37 @@ FILLER = frozenset(
 )
 
 _DEFINITION_BEFORE = re.compile(
-    r"^(?:what(?:'s| is| are| does| do)? |whats |define |definition of |meaning of |explain |"
+    r"^(?:what does it mean (?:for (?:an? |the )?\w+ )?to (?:be )?|"
+    r"what(?:'s| is| are| does| do)? |whats |define |definition of |meaning of |explain |"
     r"qu'est[- ]ce qu(?:e |')|c'est quoi |definition de |que signifie |que veut dire )\s*"
-    r"(?:an? |the |une? |la |le |les |l')?(?P<term>.+?)"
-    r"(?:\s+(?:mean|means|do|does|in magic|in mtg|mtg))?\s*\??$",
+    r"(?:an? |the |une? |la |le |les |l')?(?P<term>.+?)\s*\??$",
     re.IGNORECASE,
 )
+#: What follows a term in a definition request ("cloak meaning mtg", "prowl mean").
 _DEFINITION_AFTER = re.compile(
-    r"^(?P<term>.+?)\s+(?:meaning|definition|defined|explained|rules?|keyword|mtg|in magic|"
-    r"in mtg|mtg definition|mtg meaning|signification|definition)\s*\??$",
+    r"\s+(?:mean|means|meaning|do|does|definition|defined|explained|rules?|keyword|mtg|magic|"
+    r"in magic|in mtg|signification|definition)\s*\??$",
     re.IGNORECASE,
 )
 
 
 def definition_term(text: str) -> str:
-    """The term a definition request asks about ("what is ward" -> "ward", "cycling meaning"
-    -> "cycling"), or "" when the query is not shaped so. Long remainders are questions, not
-    terms ("what happens when a creature dies" is not asking for a definition of "happens")."""
-    plain = " ".join(fold(text).replace("’", "'").split())
-    for pattern in (_DEFINITION_BEFORE, _DEFINITION_AFTER):
-        found = pattern.match(plain)
-        if found:
-            term = found["term"].strip(" ?")
-            words = term.split()
-            if 1 <= len(words) <= 4 and not FILLER.intersection(words[:1]):
-                return term
+    """The term a definition request asks about ("what is ward" -> "ward", "cycling meaning
+    mtg" -> "cycling", "what does it mean for a creature to die" -> "die"), or "" when the
+    query is not shaped so. Long remainders are questions, not terms ("what happens when a
+    creature dies" is not asking for a definition of "happens")."""
+    plain = " ".join(fold(text).replace("’", "'").split()).strip(" ?")
+    found = _DEFINITION_BEFORE.match(plain)
+    term, asked = (found["term"], True) if found else (plain, False)
+    while True:  # request words after the term, any number of them
+        shorter = _DEFINITION_AFTER.sub("", term)
+        if shorter == term or not shorter:
+            break
+        term, asked = shorter, True
+    term = term.strip(" ?")
+    words = term.split()
+    if asked and 1 <= len(words) <= 4 and not FILLER.intersection(words[:1]):
+        return term
     return ""
 
 
@@ -108,3 +117,17 @@ def names_a_card(text: str, suggestions: list[Suggestion]) -> bool:
         starting.update(name for name in names if name.startswith(typed))
     # The start of one card's name only ("snapcaster"), not a word many names start with.
     return len(starting) == 1 and len(typed) >= 0.5 * len(starting.pop())
+
+
+JARGON_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "vocabulary" / "jargon.csv"
+
+
+@cache
+def jargon() -> dict[tuple[str, ...], list[str]]:
+    """Players' shorthand and the words the rules use for it (fixtures/vocabulary/jargon.csv:
+    `said`, then `means`, alternatives separated by "|"), keyed by the folded words said."""
+    with JARGON_FILE.open(encoding="utf-8", newline="") as f:
+        return {
+            tuple(fold(row["said"]).split()): [m.strip() for m in row["means"].split("|")]
+            for row in csv.DictReader(f)
+        }

@@ -229,6 +229,37 @@ def test_kinds_filter_the_hits_but_counts_cover_every_kind(backend: SearchBacken
     assert found.hits[0].date == D(2012, 5, 1) and found.hits[0].label == "Herald of War"
 
 
+def test_documents_sharing_a_collapse_key_are_one_hit(tmp_path: Path) -> None:
+    shared = "Cycling is an activated ability."
+    rulings = [
+        _doc(
+            kind="ruling",
+            key=str(n),
+            group=f"C{n}",
+            body_en=shared,
+            extra_en=name,
+            label=name,
+            ref=f"{name.lower()}#ruling-{n}",
+            collapse=shared,
+        )
+        for n, name in enumerate(["Akroma", "Angelsong", "Hundroog"], start=1)
+    ]
+    alone = _doc(kind="ruling", key="9", group="C9", body_en="Cycling is optional.", ref="x#9")
+    for path in BACKENDS:
+        b = import_string(path)(tmp_path / path)
+        b.index([*rulings, alone])
+        found = ask(b, Word("cycling"))
+        assert found.total == 2 and found.counts == {"ruling": 2}
+        (hit,) = [h for h in found.hits if h.key != "9"]
+        others = {hit.ref, *(ref for ref, _ in hit.also)}
+        assert others == {r.ref for r in rulings} and len(hit.also) == 2
+        assert {label for _, label in hit.also} | {hit.label} == {"Akroma", "Angelsong", "Hundroog"}
+        # The document that matches best stands for the others: here the card named.
+        named = ask(b, Word("cycling"), Word("hundroog"), min_match=1)
+        assert named.total == 2 and named.hits[0].label == "Hundroog"
+        assert [h.also for h in found.hits if h.key == "9"] == [()]
+
+
 def test_pages(backend: SearchBackend) -> None:
     first = ask(backend, Word("trample"), per_page=2)
     second = ask(backend, Word("trample"), per_page=2, page=2)

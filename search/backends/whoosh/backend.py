@@ -140,6 +140,8 @@ class WhooshBackend(Searchers, SearchBackend):
                 if kind in known:
                     weights[known.index(kind)] = factor
             scores = scores * weights[codes]
+        collapsed = scoring.collapse(matched, scores, self._collapse_codes(s))
+        matched = collapsed.matched
         per_kind = np.bincount(codes[matched], minlength=len(known) + 1)
         counts = {k: int(n) for k, n in zip(known, per_kind, strict=False) if n}
         kinds = tuple(sorted(request.kinds))
@@ -158,6 +160,11 @@ class WhooshBackend(Searchers, SearchBackend):
         hits = [
             to_hit(found[i], request, terms, self._schema) for i in range(start, len(found.top_n))
         ]
+        groups = self._collapse_codes(s)
+        for hit, (_, docnum) in zip(hits, found.top_n[start:], strict=True):
+            others = collapsed.others(docnum, int(groups[docnum]))
+            if len(others):
+                hit.also = _refs(s, others)
         return Results(hits, total, request.page, request.per_page, counts)
 
     @serialized
@@ -213,6 +220,12 @@ class WhooshBackend(Searchers, SearchBackend):
             if best:
                 out[word] = best
         return out
+
+
+def _refs(s, docnums: np.ndarray) -> tuple[tuple[str, str], ...]:
+    """(ref, label) of these documents, read from their columns."""
+    refs, labels = s.reader().column_reader("ref"), s.reader().column_reader("label")
+    return tuple((refs[int(n)], labels[int(n)]) for n in docnums)
 
 
 def _kind_order(kind: str) -> int:

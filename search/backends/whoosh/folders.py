@@ -21,7 +21,7 @@ from search.backend import SearchUnavailable
 #: index), document ids and what the apps put in documents. Raise it whenever one changes:
 #: an index of another layout is then treated as absent (`exists()` is False, searches say
 #: "run rebuild_index", `load_site_data` rebuilds it) instead of failing to open.
-LAYOUT = "3"
+LAYOUT = "4"
 _LAYOUT_FILE = "LAYOUT"
 
 

@@ -8,6 +8,7 @@ search.conf, so a new language is new fields here with no code change.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from functools import lru_cache
 
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
@@ -77,9 +78,11 @@ def schema() -> Schema:
         kind=ID(stored=True, sortable=True),
         group=ID,
         key=STORED,
-        ref=STORED,
+        # Columns too: a collapsed hit lists the refs and labels of the documents it stands for.
+        ref=ID(stored=True, sortable=True),
         handle=ID,  # the ref of documents looked up by it (glossary entries)
-        label=STORED,
+        label=ID(stored=True, sortable=True),
+        collapse=ID(sortable=True),  # a hash of the document's collapse key
         date=STORED,
         chapter=STORED,
         number=ID(stored=True),
@@ -99,6 +102,7 @@ def document_fields(doc: SearchDocument) -> dict:
         "ref": doc.ref,
         "handle": doc.ref if doc.lookup else "",
         "label": doc.label,
+        "collapse": collapse_key(doc.collapse),
         "date": doc.date.isoformat() if doc.date else "",
         "chapter": doc.chapter,
         "number": doc.number.lower(),
@@ -110,6 +114,11 @@ def document_fields(doc: SearchDocument) -> dict:
         fields[body_field(code)] = doc.bodies.get(code, "")
         fields[extra_field(code)] = doc.extras.get(code, "")
     return fields
+
+
+def collapse_key(text: str) -> str:
+    """A short stand-in for a collapse key (the keys are whole texts)."""
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest() if text else ""
 
 
 def day(ordinal: int) -> dt.date | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 from whoosh.query import And, AndNot, Or, Query
@@ -164,3 +165,36 @@ def top(scores: np.ndarray, candidates: np.ndarray, limit: int) -> list[tuple[fl
         candidates = candidates[chosen >= threshold]  # ties at the threshold all stay
     order = np.lexsort((candidates, -scores[candidates]))[:limit]
     return [(float(scores[candidates[i]]), int(candidates[i])) for i in order]
+
+
+@dataclass(frozen=True)
+class Collapsed:
+    """The matches with one document per collapse group, and each group's other matches."""
+
+    matched: np.ndarray  # boolean by document number
+    members: np.ndarray  # grouped matches, by group then best first
+    groups: np.ndarray  # the group of each of `members`
+
+    def others(self, docnum: int, group: int) -> np.ndarray:
+        """The other matches of `group`, best first."""
+        if group < 0 or not len(self.members):
+            return self.members[:0]
+        start, end = np.searchsorted(self.groups, [group, group + 1])
+        found = self.members[start:end]
+        return found[found != docnum]
+
+
+def collapse(matched: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> Collapsed:
+    """Only the best-scored match of each group stays matched (ties: the lowest document
+    number, as `top` orders); `groups` is -1 for documents in no group."""
+    grouped = np.flatnonzero(matched & (groups >= 0))
+    if len(grouped) < 2:
+        return Collapsed(matched, grouped, groups[grouped])
+    ordered = grouped[np.lexsort((grouped, -scores[grouped], groups[grouped]))]
+    of = groups[ordered]
+    later = np.empty(len(ordered), dtype=bool)
+    later[0] = False
+    later[1:] = of[1:] == of[:-1]
+    matched = matched.copy()
+    matched[ordered[later]] = False
+    return Collapsed(matched, ordered, of)

@@ -35,7 +35,7 @@ WARM_POSTINGS = 300_000
 #: background thread's time; the words any query of common terms needs).
 WARM_START_POSTINGS = 1_000_000
 MEMO_RELEASES = 32  # entries per release kept per searcher (a scope and a catalogue each)
-_WARM_ORDER = ("kinds", "scope", "catalogue", "dictionary", "names")
+_WARM_ORDER = ("kinds", "collapse", "scope", "catalogue", "dictionary", "names")
 
 
 def serialized(method: Callable) -> Callable:
@@ -109,7 +109,13 @@ class Searchers:
     def warm(self, release: dt.date | None = None) -> None:
         with self._reading:  # a refresh must not close readers a search is using
             s = self.searcher()
-        keys = [("kinds",), ("scope", release), ("catalogue", release), ("dictionary",)]
+        keys = [
+            ("kinds",),
+            ("collapse",),
+            ("scope", release),
+            ("catalogue", release),
+            ("dictionary",),
+        ]
         self._warm(s, keys, self._frequent_leaves(s, WARM_START_POSTINGS))
 
     def _frequent_leaves(self, s, postings: int) -> list[Query]:
@@ -138,6 +144,7 @@ class Searchers:
         arrives."""
         steps = {
             "kinds": lambda key: self._kind_codes(s),
+            "collapse": lambda key: self._collapse_codes(s),
             "scope": lambda key: self._scope(s, key[1]),
             "catalogue": lambda key: self._catalogue(s, key[1]),
             "dictionary": lambda key: self._dictionary(s),
@@ -209,6 +216,22 @@ class Searchers:
             return codes
 
         return self._memoized(s, ("kinds",), build)
+
+    def _collapse_codes(self, s) -> np.ndarray:
+        """Each document's collapse group as a number, -1 for a document alone in its group
+        (most are), kept per searcher."""
+
+        def build() -> np.ndarray:
+            codes = np.full(s.doc_count_all(), -1, dtype=np.int32)
+            keys: dict[str, list[int]] = {}
+            for docnum, key in enumerate(s.reader().column_reader("collapse")):
+                if key:
+                    keys.setdefault(key, []).append(docnum)
+            for code, docnums in enumerate(d for d in keys.values() if len(d) > 1):
+                codes[docnums] = code
+            return codes
+
+        return self._memoized(s, ("collapse",), build)
 
     def _scope(self, s, date: dt.date | None):
         """The documents valid on `date` as a boolean array by document number, kept per

@@ -198,3 +198,29 @@ def test_rulings_are_found_by_their_text(search_index) -> None:
     hit = search("tarmogoyf counts card types", kinds=["ruling"]).results.hits[0]
     assert hit.label == "Tarmogoyf" and hit.text.startswith("Tarmogoyf counts card types")
     assert hit.date == dt.date(2021, 3, 19)
+
+
+def test_a_ruling_printed_on_many_cards_is_one_hit_naming_them(search_index) -> None:
+    found = search("cycling is an activated ability stifle", kinds=["ruling"])
+    texts = [h.text for h in found.results.hits]
+    assert len(texts) == len(set(texts))  # one hit per text
+    hit = found.results.hits[0]
+    assert hit.text.startswith("Cycling is an activated ability")
+    cards = {hit.label, *(label for _, label in hit.also)}
+    assert {"Hundroog", "Akroma's Blessing", "Angelsong"} <= cards and len(cards) >= 10
+
+
+def test_players_shorthand_searches_the_rules_words(search_index) -> None:
+    found = search("cmc of a split card")
+    assert any("mana value" in n for n in found.notices)
+    numbers = [h.number for h in found.results.hits[:5]]
+    assert any(n.startswith("709.4") or n.startswith("202.3") for n in numbers), numbers
+
+
+def test_a_definition_request_by_its_first_words_finds_the_term(search_index) -> None:
+    hits = search("what does it mean to exile target creature").results.hits[:3]
+    assert ("glossary", "exile") in [(h.kind, h.ref) for h in hits] or "701.13" in [
+        h.number for h in hits
+    ]
+    hits = search("cloak meaning mtg").results.hits[:3]
+    assert "701.58" in [h.number for h in hits]

@@ -22,6 +22,10 @@ from search.syntax import parse
         ("face down definition", "face down"),
         ("qu'est-ce que le piétinement", "pietinement"),
         ("what is the declare blockers step", "declare blockers step"),
+        ("cloak meaning mtg", "cloak"),
+        ("blight mtg definition", "blight"),
+        ("what does it mean for a creature to die", "die"),
+        ("what does it mean to be monstrous", "monstrous"),
     ],
 )
 def test_a_definition_request_is_about_its_term(query: str, term: str) -> None:
@@ -79,3 +83,10 @@ def test_a_card_name_is_told_from_a_rules_query() -> None:
     assert not understanding.names_a_card(
         "lightning bolt", [Suggestion("rule", "Lightning Bolt", "1")]
     )
+
+
+def test_players_shorthand_is_read_from_its_file() -> None:
+    table = understanding.jargon()
+    assert table[("etb",)][0] == "enters"
+    assert "mana value" in table[("cmc",)]
+    assert ("sorcery", "speed") in table
