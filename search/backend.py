@@ -40,6 +40,8 @@ class SearchRequest:
     min_match: int = 0
     #: (kind, factor) score multipliers: which kinds a query is more likely about.
     kind_weights: tuple[tuple[str, float], ...] = ()
+    #: A factor on the weight of titles (headings, terms, names) against bodies.
+    title_weight: float = 1.0
 
 
 @dataclass(frozen=True)

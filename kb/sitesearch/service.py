@@ -409,6 +409,10 @@ def _leading_term(index: dict, key: str):
     return None
 
 
+#: The weight of titles in a question: a heading ("503. Upkeep Step") names a topic, the rule
+#: under it answers.
+QUESTION_TITLES = 0.5
+
 #: Score factors by kind when the query is not a card's name: the rules and the glossary answer
 #: questions; rulings next; cards last (a query sharing words with card names is still about
 #: the rules: "counter target spell").
@@ -438,6 +442,9 @@ def _weigh_kinds(request: SearchRequest, backend, text: str, date: dt.date) -> S
     if request.min_match:  # a question: glossary headwords and card names are its words
         factors = {"glossary": QUESTION_GLOSSARY, "card": 1.0 if names else QUESTION_CARD}
         weights = tuple((k, w * factors.get(k, 1.0)) for k, w in weights)
+        # Three words may still be a card's name missing a word ("jace mind sculptor").
+        titles = QUESTION_TITLES if len(request.groups) > 3 else 1.0
+        return replace(request, kind_weights=weights, title_weight=titles)
     return replace(request, kind_weights=weights)
 
 

@@ -22,7 +22,10 @@ Fields = list[tuple[str, float]]
 
 def compile_request(request: SearchRequest, schema: Schema) -> Query | None:
     fields = [
-        f for lang, fs in language_fields().items() if request.lang in (None, lang) for f in fs
+        (name, boost * request.title_weight if name.startswith("title_") else boost)
+        for lang, fs in language_fields().items()
+        if request.lang in (None, lang)
+        for name, boost in fs
     ]
     groups = [_group(g.items, fields, schema) for g in request.groups]
     groups = [g for g in groups if g is not None]
