@@ -11,13 +11,15 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import re
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Max, Min, Q, QuerySet
 from django.utils.safestring import SafeString
 
 from kb.crtext.numbers import kind_of, parent_of, sort_key
@@ -68,6 +70,17 @@ def parse_release_token(token: str) -> dt.date | None:
         raise BadRelease(f"{token!r} is not a valid date: {exc}") from None
 
 
+RELEASES_TTL = 60
+_releases_cache: dict = {}
+_releases_lock = threading.Lock()
+
+
+def forget_releases(**_kwargs) -> None:
+    """Drop the kept list of releases (connected to Release's save and delete signals)."""
+    with _releases_lock:
+        _releases_cache.clear()
+
+
 @dataclass
 class Releases:
     """All releases, loaded once per request (there are about a hundred)."""
@@ -76,10 +89,22 @@ class Releases:
 
     @classmethod
     def load(cls) -> Releases:
-        # The introduction and credits are long texts no page of the list shows.
-        return cls(
-            list(Release.objects.defer("introduction", "credits").order_by("effective_date"))
+        """Kept per process while the table's stamp is unchanged (an import adds or replaces
+        rows) and for at most RELEASES_TTL seconds (another process's edit of a field); an
+        edit in this process forgets it at once (`forget_releases`). Every page needs the
+        list, and building it cost 2 ms a request."""
+        stamp = Release.objects.aggregate(
+            n=Count("id"), last=Max("id"), at=Max("imported_at"), first=Min("effective_date")
         )
+        key = (tuple(sorted(stamp.items())), int(time.monotonic() // RELEASES_TTL))
+        with _releases_lock:
+            if _releases_cache.get("key") == key:
+                return cls(list(_releases_cache["all"]))
+        # The introduction and credits are long texts no page of the list shows.
+        found = list(Release.objects.defer("introduction", "credits").order_by("effective_date"))
+        with _releases_lock:
+            _releases_cache.update(key=key, all=found)
+        return cls(list(found))
 
     @property
     def current(self) -> Release | None:
