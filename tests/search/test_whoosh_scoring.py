@@ -15,7 +15,7 @@ from whoosh.query import And, AndNot, Or, Phrase, Prefix, Term
 
 from kb.sitesearch.service import without_stop_words
 from search.backend import SearchRequest
-from search.backends.whoosh import scoring
+from search.backends.whoosh import postings, scoring
 from search.backends.whoosh.compiling import compile_request
 from search.backends.whoosh.schema import schema
 from search.syntax import parse
@@ -101,6 +101,20 @@ def test_matches_and_scores_are_whooshs(searcher, query) -> None:
     for docnum, score in theirs.items():
         assert ours[docnum] == pytest.approx(score, rel=1e-9)
     assert all(not searcher.reader().is_deleted(n) for n in ours)
+
+
+@pytest.mark.parametrize("field", ["title_en", "body_en", "extra_en"])
+def test_terms_are_scored_from_their_posting_blocks_as_whoosh_scores_them(searcher, field):
+    """The block reader (postings.score_term) is what scores terms: it must not fall back to
+    Whoosh on this codec, and must agree with it across segments and deletions."""
+    lengths = postings.Lengths(searcher)
+    for text in {t for word in WORDS for t in searcher.schema[field].analyzer(word)}:
+        query = Term(field, text.text, boost=2.5)
+        fast = postings.score_term(searcher, query, lengths)
+        assert fast is not None, query
+        theirs = _whoosh(searcher, query)
+        assert dict(zip(fast[0].tolist(), fast[1].tolist(), strict=True)) == pytest.approx(theirs)
+        assert len(theirs) > 0
 
 
 def test_top_orders_by_score_then_document_number() -> None:

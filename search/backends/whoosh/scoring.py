@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from whoosh.query import And, AndNot, Or, Query
 
+from . import postings
+
 
 class AtLeast(Or):
     """Documents matching at least `minimum` of the subqueries, scored as the sum of those
@@ -56,6 +58,7 @@ class LeafCache:
         self.budget = budget
         self.size = self.searcher.doc_count_all()
         self._context = searcher.context()
+        self._lengths = postings.Lengths(searcher)
         self._leaves: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._queries: dict[str, Query] = {}
         self._postings = 0
@@ -92,7 +95,11 @@ class LeafCache:
         return out
 
     def _score(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
-        """Every match of one leaf with its score, as Whoosh computes it."""
+        """Every match of one leaf with its score, as Whoosh computes it: a term from its
+        posting blocks (see postings), anything else by Whoosh's own matcher."""
+        fast = postings.score_term(self.searcher, query, self._lengths)
+        if fast is not None:
+            return fast
         ids: list[int] = []
         scores: list[float] = []
         matcher = query.matcher(self.searcher, self._context)
