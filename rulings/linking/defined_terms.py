@@ -27,7 +27,7 @@ from .terms import WORD_RE, Term, word
 #: A term the rules write more often than this is an everyday word of the game, not a topic
 #: (tuned on the dev set: "triggered ability" and "combat damage" are everyday by this measure,
 #: "mana pool", "last known information" and "declare blockers step" are not).
-EVERYDAY_IN_RULES = 40
+EVERYDAY_IN_RULES = 15
 #: Words a term must have more of than these to be read at all: a one-word term is a keyword
 #: (read as such), a card type or an everyday word far more often than a rules topic.
 MIN_WORDS = 2
@@ -93,6 +93,13 @@ def forms_of(name: str) -> list[tuple[str, ...]]:
     words = tuple(word(w) for w in WORD_RE.findall(name))
     if not words:
         return [()]
+    forms = _inflected(words)
+    # "type-changing effect" is also written "type changing effect".
+    split = tuple(part for w in words for part in w.split("-"))
+    return forms + (_inflected(split) if split != words else [])
+
+
+def _inflected(words: tuple[str, ...]) -> list[tuple[str, ...]]:
     *head, last = words
     if last.endswith("ies"):
         other = last[:-3] + "y"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -187,7 +188,9 @@ class Linker(Numbers):
         for start, end, form, term in _word_matches(index, masked):
             if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
                 continue
-            if not keyword_case(masked, start, form):
+            if not keyword_case(masked, start, form) or not _ONE_PHRASE_RE.fullmatch(form):
+                continue
+            if _MOMENT_RE.search(masked[max(0, start - 40) : start]):
                 continue
             self._add(found, term, ruling.text[start:end], DEFINED_TRUST, concept=True)
             taken.append((start, end))
@@ -246,6 +249,18 @@ class Linker(Numbers):
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
         return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+#: Words of one phrase: "artifact, creature" is not "artifact creature".
+_ONE_PHRASE_RE = re.compile(r"[\w’'∞!]+(?:(?:\s+|-)[\w’'∞!]+)*")
+#: A step or phase named as a moment ("at the beginning of the end step", "during combat"),
+#: not as what the ruling is about.
+_MOMENT_RE = re.compile(
+    r"\b(?:beginning|end|start|rest) of (?:the |your |each |their |its |that player's |"
+    r"its controller's )?(?:next |first |second )?$"
+    r"|\b(?:during|until|in|before|after|since) (?:the |your |each |their |that )?(?:next )?$",
+    re.IGNORECASE,
+)
 
 
 def _word_matches(

@@ -152,4 +152,5 @@ def test_each_link_shows_its_evidence_on_hover_and_focus(client: Client) -> None
         for _id, text in links
     )
     fr = client.get("/fr/cards/teferis-protection/").content.decode()
-    assert "Lié par les mots « The following rulings focus on the phasing keyword »" in fr
+    heading = "The following rulings focus on the phasing keyword"
+    assert f"Lié par les mots «\u00a0{heading}\u00a0»" in fr
