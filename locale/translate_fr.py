@@ -301,6 +301,28 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ): f"Ancienne formulation{NBSP}: «{NBSP}%(phrase)s{NBSP}» se dit «{NBSP}%(now)s{NBSP}» dans les règles depuis le %(since)s.",
     ("", "Rules:"): f"Règles{NBSP}:",
     ("", "then %(n)s"): "alors %(n)s",
+    ("", "Linked by the words “%(evidence)s”"): f"Lié par les mots «{NBSP}%(evidence)s{NBSP}»",
+    (
+        "",
+        "Linked because it is the card's keyword: %(keyword)s",
+    ): f"Lié parce que c’est le mot-clé de la carte{NBSP}: %(keyword)s",
+    ("", "Linked by a maintainer"): "Lié par un responsable du contenu",
+    ("", "heading"): "intertitre",
+    (
+        "",
+        "A Gatherer separator line (“The following rulings focus on …”): shown as the heading of the rulings under it, not as a ruling.",
+    ): f"Une ligne de séparation de Gatherer («{NBSP}The following rulings focus on …{NBSP}»){NBSP}: affichée comme intertitre des décisions qui la suivent, pas comme une décision.",
+    ("", "under the heading"): "sous l’intertitre",
+    (
+        "",
+        "The heading this ruling is listed under; its links follow the heading.",
+    ): "L’intertitre sous lequel cette décision est rangée{NBSP}; ses liens suivent l’intertitre.".replace(
+        "{NBSP}", NBSP
+    ),
+    (
+        "",
+        "Heading or group set by a maintainer: imports leave them as they are.",
+    ): f"Intertitre ou groupe fixé par un responsable{NBSP}: les imports les laissent tels quels.",
     (
         "",
         'The rules it relies on changed since: %(n)s was reworded on %(since)s (<a href="%(url)s">see the changes</a>).',

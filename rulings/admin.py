@@ -44,10 +44,10 @@ class LinkInline(admin.TabularInline):
 
 @admin.register(Ruling)
 class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
-    list_display = ["card", "date", "short_text", "missing"]
-    list_filter = ["missing", "date"]
+    list_display = ["card", "date", "short_text", "missing", "is_heading"]
+    list_filter = ["missing", "is_heading", "grouped_by_hand", "date"]
     search_fields = ["text", "card__name_en"]
-    raw_id_fields = ["card"]
+    raw_id_fields = ["card", "group"]
     readonly_fields = ["text_hash", "linked_at"]
     inlines = [LinkInline]
 
@@ -57,12 +57,16 @@ class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Ruling, form, change: bool) -> None:
         obj.text_hash = ruling_hash(obj.text)
+        if {"is_heading", "group"} & set(form.changed_data):
+            obj.grouped_by_hand = True  # imports leave a maintainer's grouping alone
         super().save_model(request, obj, form, change)
         obj.links.update(date=obj.date)  # the copy rule pages sort by
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        if "text" in form.changed_data:  # a corrected text may lean on other rules
+        # A corrected text may lean on other rules; a ruling moved under another heading
+        # leans on what that heading names.
+        if {"text", "is_heading", "group"} & set(form.changed_data):
             link_rulings([form.instance.pk])
 
 

@@ -55,6 +55,7 @@ class RulingOut(Schema):
     predates_modern_rules: bool
     old_wording: list[OldWordingOut]
     rules: list[RuleLinkOut]
+    heading: str = ""  # the Gatherer heading the ruling is listed under, if any
 
 
 class FaceOut(Schema):
@@ -126,6 +127,7 @@ def _ruling_out(view: RulingView, request: HttpRequest) -> RulingOut:
         text=view.ruling.text,
         missing=view.ruling.missing,
         card=view.ruling.card.slug,
+        heading=rulings_selectors.heading_text(view.ruling),
         release=view.release.effective_date if view.release else None,
         predates_modern_rules=view.predates_modern,
         old_wording=[OldWordingOut(phrase=p, now=n, since=s) for p, n, s in view.old_wording],

@@ -56,9 +56,10 @@ def card_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
 
 
 def ruling_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
-    """Rulings of these cards (None: every card); rulings marked missing are left out."""
+    """Rulings of these cards (None: every card); rulings marked missing and headings (not
+    rulings) are left out."""
     ids = _ids(groups)
-    rulings = Ruling.objects.filter(missing=False).order_by("card_id", "date", "id")
+    rulings = Ruling.objects.proper().filter(missing=False).order_by("card_id", "date", "id")
     if ids is not None:
         rulings = rulings.filter(card_id__in=ids)
     fields = ("id", "card_id", "date", "text", "card__slug", "card__name_en")

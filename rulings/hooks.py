@@ -11,6 +11,7 @@ from django.conf import settings
 from kb.hooks import Panel, RulePage, register_rule_panel, register_site_data_loader
 from kb.models import VocabularyTerm
 
+from .models import Ruling
 from .rendering import rulings_html
 from .ruling_context import ruling_views
 from .selectors import rulings_on
@@ -71,6 +72,9 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
         write("The rules changed since the rulings were linked: relinking them all …")
         link_rulings()
         changed = True
+    elif unlinked := list(Ruling.objects.filter(linked_at=None).values_list("id", flat=True)):
+        write(f"Linking {len(unlinked)} rulings never linked (or regrouped) …")
+        link_rulings(unlinked)
     if changed or not VocabularyTerm.objects.exists():
         write("Building the English/French vocabulary …")
         for line in build_vocabulary().lines():

@@ -21,6 +21,7 @@ from kb.crtext.typography import digest
 from kb.dbutil import update_rows
 from search.indexing import enqueue
 
+from .headings import group_rulings
 from .models import Card, CardFace, Ruling
 from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record
 from .sources import read_records
@@ -133,6 +134,7 @@ def import_cards(
             raise CardImportRefused(errors)
         result.skipped = errors
         _store_rulings(card_of, {by_key[c.key] for c in cards}, result)
+        result.touched_rulings += group_rulings({by_key[c.key] for c in cards})
         enqueue("card")
         enqueue("ruling")
         if after is not None:

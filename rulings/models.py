@@ -62,6 +62,12 @@ class CardFace(models.Model):
         return self.name
 
 
+class RulingQuerySet(models.QuerySet):
+    def proper(self) -> RulingQuerySet:
+        """Rulings, not the separator lines stored with them (headings)."""
+        return self.filter(is_heading=False)
+
+
 class Ruling(models.Model):
     """A dated ruling on a card. Sources give rulings no id: a ruling is its card, date and
     text; a reworded ruling (same card and date, close text) is updated in place."""
@@ -75,6 +81,30 @@ class Ruling(models.Model):
         help_text=_("Absent from the last imported file that contained its card (kept)."),
     )
     linked_at = models.DateTimeField(null=True, blank=True)
+    is_heading = models.BooleanField(
+        _("heading"),
+        default=False,
+        help_text=_(
+            "A Gatherer separator line (“The following rulings focus on …”): shown as the "
+            "heading of the rulings under it, not as a ruling."
+        ),
+    )
+    group = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="grouped",
+        limit_choices_to={"is_heading": True},
+        verbose_name=_("under the heading"),
+        help_text=_("The heading this ruling is listed under; its links follow the heading."),
+    )
+    grouped_by_hand = models.BooleanField(
+        default=False,
+        help_text=_("Heading or group set by a maintainer: imports leave them as they are."),
+    )
+
+    objects = RulingQuerySet.as_manager()
 
     class Meta:
         ordering = ["card", "date", "id"]

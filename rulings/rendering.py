@@ -31,6 +31,9 @@ class _Labels:
     old_wording: str
     rules: str
     changed: str
+    evidence: str
+    own_keyword: str
+    by_hand: str
 
     @classmethod
     def current(cls) -> _Labels:
@@ -47,6 +50,10 @@ class _Labels:
             in_force=escape(_("Rules in force then:")),
             old_wording=_("Old wording: “%(phrase)s” is “%(now)s” in the rules since %(since)s."),
             rules=escape(_("Rules:")),
+            # The words of the ruling that made the link (or the heading it is listed under).
+            evidence=_("Linked by the words “%(evidence)s”"),
+            own_keyword=_("Linked because it is the card's keyword: %(keyword)s"),
+            by_hand=_("Linked by a maintainer"),
             # Holds the link's markup: the values are escaped, not the sentence.
             changed=_(
                 "The rules it relies on changed since: %(n)s was reworded on %(since)s "
@@ -60,11 +67,26 @@ def rulings_html(views: list[RulingView], show_card: bool = False) -> list[SafeS
     return [_ruling(view, labels, show_card) for view in views]
 
 
-def _link(link: LinkView, labels: _Labels) -> str:
+def evidence_text(link: LinkView, labels: _Labels) -> str:
+    """Why a ruling links to a rule, as a reader is told: the words that made the link, the
+    card's keyword (the evidence "[phasing]"), or a maintainer's decision."""
+    evidence = link.evidence.strip()
+    if evidence.startswith("[") and evidence.endswith("]"):
+        return labels.own_keyword % {"keyword": evidence[1:-1]}
+    if evidence:
+        return labels.evidence % {"evidence": evidence}
+    return labels.by_hand
+
+
+def _link(link: LinkView, labels: _Labels, tip_id: str) -> str:
     if link.url:
+        # The evidence in a tooltip shown on hover and on keyboard focus, read by screen
+        # readers as the link's description (a title attribute is neither).
+        tip = escape(evidence_text(link, labels))
         html = (
-            f'<a class="rule-link" href="{escape(link.url)}" title="{escape(link.evidence)}">'
-            f"{escape(link.number)}</a>"
+            f'<span class="rule-link-tip"><a class="rule-link" href="{escape(link.url)}" '
+            f'aria-describedby="{tip_id}">{escape(link.number)}</a>'
+            f'<span class="evidence" role="tooltip" id="{tip_id}">{tip}</span></span>'
         )
     else:
         html = f'<span class="ref-missing">{escape(link.number_then)}</span>'
@@ -98,7 +120,9 @@ def _ruling(view: RulingView, labels: _Labels, show_card: bool) -> SafeString:
         text = labels.old_wording % {"phrase": phrase, "now": now, "since": longdate(since)}
         context.append(f'<p class="notice old-wording">{escape(text)}</p>')
     if view.links:
-        links = ", ".join(_link(link, labels) for link in view.links)
+        links = ", ".join(
+            _link(link, labels, f"evidence-{r.pk}-{i}") for i, link in enumerate(view.links)
+        )
         context.append(f'<p class="ruling-rules">{labels.rules} {links}</p>')
     for link in view.changed:
         sentence = labels.changed % {

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
 from collections.abc import Iterable
+from typing import TypeVar
 
 from django.core.paginator import Page, Paginator
 
+from .headings import heading_title
 from .models import Card, LinkKind, Ruling, RulingLink
+
+T = TypeVar("T")
 
 
 def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list[Ruling]]:
@@ -44,5 +49,25 @@ def card_by_slug_or_oracle_id(key: str) -> Card | None:
 
 
 def rulings_of(card: Card) -> list[Ruling]:
-    """A card's rulings, newest first."""
-    return list(card.rulings.select_related("card").order_by("-date", "id"))
+    """A card's rulings, newest first (the headings stored with them are not rulings; each
+    ruling carries its heading, `group`)."""
+    return list(card.rulings.proper().select_related("card", "group").order_by("-date", "id"))
+
+
+def heading_text(ruling: Ruling) -> str:
+    """The heading a ruling is listed under ("The following rulings focus on the phasing
+    keyword"), or "" (needs `group` selected with the ruling)."""
+    group = ruling.group
+    return "" if group is None else heading_title(group.text) or group.text
+
+
+def grouped(rulings: list[Ruling], items: list[T]) -> list[tuple[str, list[T]]]:
+    """A card's rulings (as `items`, one per ruling) under their headings: those under none
+    first, then each heading in the source's order with its rulings (Gatherer's layout)."""
+    sections: dict[int, list[T]] = defaultdict(list)
+    titles: dict[int, str] = {0: ""}
+    for ruling, item in zip(rulings, items, strict=True):
+        key = ruling.group_id or 0
+        titles[key] = heading_text(ruling)
+        sections[key].append(item)
+    return [(titles[key], sections[key]) for key in sorted(sections)]

@@ -28,5 +28,7 @@ def card(request: HttpRequest, slug: str) -> HttpResponse:
     card = get_object_or_404(Card.objects.prefetch_related("faces"), slug=slug)
     rulings = selectors.rulings_of(card)
     views = ruling_views(rulings, Releases.load())
-    html = rulings_html(views)
-    return render(request, "rulings/card.html", {"card": card, "rulings": html})
+    sections = selectors.grouped(rulings, rulings_html(views))
+    return render(
+        request, "rulings/card.html", {"card": card, "count": len(rulings), "sections": sections}
+    )

@@ -57,13 +57,20 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
         if ruling_ids is None
         else Ruling.objects.filter(id__in=list(ruling_ids))
     )
-    rows = list(rulings.values_list("id", "card_id", "date", "text"))
-    if not rows:
+    found_rows = list(
+        rulings.values_list("id", "card_id", "date", "text", "is_heading", "group__text")
+    )
+    if not found_rows:
         return 0
-    names, keywords = _names_and_keywords({r[1] for r in rows})
-    ids = [r[0] for r in rows]
+    names, keywords = _names_and_keywords({r[1] for r in found_rows})
+    ids = [r[0] for r in found_rows]
     kept = _clear_computed_links(ids)
-    items = [(text, date, names.get(cid, []), keywords.get(cid, [])) for _, cid, date, text in rows]
+    # Headings are not rulings: no links of their own (their rulings get theirs).
+    rows = [r[:4] for r in found_rows if not r[4]]
+    items = [
+        (text, date, names.get(cid, []), keywords.get(cid, []), heading or "")
+        for (_, cid, date, text, _h, heading) in (r for r in found_rows if not r[4])
+    ]
     found_all = _find_all(linker, items)
     insert_rows(
         RulingLink,
@@ -73,7 +80,7 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
     now = timezone.now()
     for chunk in chunks(ids):
         Ruling.objects.filter(id__in=chunk).update(linked_at=now)
-    return len(rows)
+    return len(found_rows)
 
 
 def _names_and_keywords(

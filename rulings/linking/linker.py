@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kb.crtext.references import find_references
 
+from ..headings import heading_title, heading_topic
 from .context_rules import (
     Reading,
     inside,
@@ -16,6 +18,7 @@ from .context_rules import (
     names_one,
     names_own_ability,
 )
+from .defined_terms import defined_terms
 from .lineage_numbers import MODERN_CR, Numbers
 from .terms import (
     EVERGREEN,
@@ -33,6 +36,8 @@ from .terms import (
 #: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.
 MAX_LINKS = 3
 MAX_CONCEPTS = 2
+#: Terms the rules define rank after the curated concepts (which read context).
+DEFINED_TRUST = 2
 
 
 @dataclass(frozen=True)
@@ -57,19 +62,62 @@ class Linker(Numbers):
         self._by_first = keywords.by_first
         self._term_of = {t.lineage_id: t for t in self.terms}
         self._curated = [t for t in self.terms if not t.keyword]
+        # Glossary entries and chapter titles, read after the curated concepts (which know
+        # context) and never in their spans.
+        self.defined = defined_terms(self.current, self.lineage_now, keywords.named)
 
     def find(
-        self, text: str, date: dt.date, card_names: Iterable[str], keywords: Iterable[str]
+        self,
+        text: str,
+        date: dt.date,
+        card_names: Iterable[str],
+        keywords: Iterable[str],
+        heading: str = "",
     ) -> list[Found]:
-        """The rules a ruling leans on, most trusted first, at most MAX_LINKS."""
+        """The rules a ruling leans on, most trusted first, at most MAX_LINKS. A ruling
+        listed under a heading ("The following rulings focus on the phasing keyword") leans
+        on the rules the heading names first, with the heading as evidence."""
+        if heading:
+            return self._under_heading(text, date, card_names, keywords, heading)
         ruling = Reading.of(text, card_names, keywords)
-        found = self._citations(text, date)
-        taken = self._keywords(ruling, found)
-        self._concepts(ruling, taken, found)
-        found = self._prune(found, ruling.own)
+        found, taken = self._named(ruling, date, self.defined.specific)
         if not found and not taken:
             self._fallback(ruling, found)
         return _ranked(found, text)
+
+    def _named(
+        self, ruling: Reading, date: dt.date, defined: dict[str, list]
+    ) -> tuple[dict[int, Found], list]:
+        """What a text names: citations, keywords, curated concepts, terms the rules define
+        (those of the `defined` index), and the spans read as any of them."""
+        found = self._citations(ruling.text, date)
+        taken = self._keywords(ruling, found)
+        self._concepts(ruling, taken, found)
+        self._defined(ruling, taken, found, defined)
+        return self._prune(found, ruling.own), taken
+
+    def _under_heading(
+        self,
+        text: str,
+        date: dt.date,
+        card_names: Iterable[str],
+        keywords: Iterable[str],
+        heading: str,
+    ) -> list[Found]:
+        """The rules the heading names (not guessed from the card: a heading names its
+        topic), then the ruling's own."""
+        card_names, keywords = list(card_names), list(keywords)
+        topic = heading_topic(heading)
+        named, _taken = self._named(
+            Reading.of(topic, card_names, keywords), date, self.defined.named
+        )
+        evidence = (heading_title(heading) or heading)[:200]
+        found = {
+            f.lineage_id: Found(f.lineage_id, evidence, f.kind, 0) for f in _ranked(named, topic)
+        }
+        for f in self.find(text, date, card_names, keywords):
+            found.setdefault(f.lineage_id, f)
+        return list(found.values())[:MAX_LINKS]
 
     def _citations(self, text: str, date: dt.date) -> dict[int, Found]:
         """Explicit rule numbers, resolved as they stood on the ruling's date."""
@@ -126,6 +174,27 @@ class Linker(Numbers):
                 taken.append((start, end))
                 break
 
+    def _defined(
+        self,
+        ruling: Reading,
+        taken: list[tuple[int, int]],
+        found: dict[int, Found],
+        index: dict[str, list[tuple[tuple[str, ...], Term]]],
+    ) -> None:
+        """Add the terms the rules define (glossary entries, chapter titles) named outside
+        examples and the spans already read; capitalised mid-sentence, a term is a card's name
+        ("Mana Pool" is not, "Last Known Information" may be)."""
+        masked = ruling.masked
+        for start, end, form, term in _word_matches(index, masked):
+            if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
+                continue
+            if not keyword_case(masked, start, form) or not _ONE_PHRASE_RE.fullmatch(form):
+                continue
+            if _MOMENT_RE.search(masked[max(0, start - 40) : start]):
+                continue
+            self._add(found, term, ruling.text[start:end], DEFINED_TRUST, concept=True)
+            taken.append((start, end))
+
     def _fallback(self, ruling: Reading, found: dict[int, Found]) -> None:
         """A ruling that names no rules term (not even as an example) is, for a one-keyword
         card, about that keyword; not when it names an ability of the card ("Victor's
@@ -139,17 +208,7 @@ class Linker(Numbers):
 
     def _keyword_matches(self, text: str) -> Iterable[tuple[int, int, str, Term]]:
         """(start, end, matched text, term) of keyword forms in a text, longest first."""
-        words = [(m.start(), m.end(), word(m.group())) for m in WORD_RE.finditer(text)]
-        i = 0
-        while i < len(words):
-            for form, term in self._by_first.get(words[i][2], ()):
-                n = len(form)
-                if i + n <= len(words) and all(words[i + k][2] == form[k] for k in range(1, n)):
-                    start, end = words[i][0], words[i + n - 1][1]
-                    yield start, end, text[start:end], term
-                    i += n - 1
-                    break
-            i += 1
+        return _word_matches(self._by_first, text)
 
     @staticmethod
     def _add(
@@ -190,6 +249,37 @@ class Linker(Numbers):
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
         return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+#: Words of one phrase: "artifact, creature" is not "artifact creature".
+_ONE_PHRASE_RE = re.compile(r"[\w’'∞!]+(?:(?:\s+|-)[\w’'∞!]+)*")
+#: A step or phase named as a moment ("at the beginning of the end step", "during combat"),
+#: not as what the ruling is about.
+_MOMENT_RE = re.compile(
+    r"\b(?:beginning|end|start|rest) of (?:the |your |each |their |its |that player's |"
+    r"its controller's )?(?:next |first |second )?$"
+    r"|\b(?:during|until|in|before|after|since) (?:the |your |each |their |that )?(?:next )?$",
+    re.IGNORECASE,
+)
+
+
+def _word_matches(
+    by_first: dict[str, list[tuple[tuple[str, ...], Term]]], text: str
+) -> Iterable[tuple[int, int, str, Term]]:
+    """(start, end, matched text, term) of the forms of an index in a text, longest first:
+    a ruling's words are looked up, not regex-scanned (one scan per term was most of the
+    linker's time)."""
+    words = [(m.start(), m.end(), word(m.group())) for m in WORD_RE.finditer(text)]
+    i = 0
+    while i < len(words):
+        for form, term in by_first.get(words[i][2], ()):
+            n = len(form)
+            if i + n <= len(words) and all(words[i + k][2] == form[k] for k in range(1, n)):
+                start, end = words[i][0], words[i + n - 1][1]
+                yield start, end, text[start:end], term
+                i += n - 1
+                break
+        i += 1
 
 
 def _ranked(found: dict[int, Found], text: str) -> list[Found]:

@@ -19,6 +19,8 @@ from rulings.models import LinkKind, Ruling, RulingLink
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SAMPLE = Path(__file__).with_name("linking_sample.jsonl")
 HOLDOUT = Path(__file__).with_name("linking_holdout.jsonl")
+DEV = Path(__file__).with_name("linking_dev.jsonl")
+TEST = Path(__file__).with_name("linking_test.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +39,8 @@ def test_all_cards_and_rulings_are_imported(cards) -> None:
 
     assert Card.objects.count() == 22_192 + 1  # the shared cards and the demo Dynamo
     assert Ruling.objects.count() == 43_774 + 11
+    # Three of the source's "rulings" are Gatherer's separator lines: headings, not rulings.
+    assert Ruling.objects.proper().count() == 43_771 + 11
     assert Card.objects.exclude(name_fr="").exclude(name_fr=None).count() > 18_000
     assert not Ruling.objects.filter(linked_at=None).exists()
 
@@ -104,6 +108,20 @@ def test_the_held_out_sample_scores(cards, linker: Linker) -> None:
     assert scores.precision >= 0.80, scores
     assert scores.recall >= 0.82, scores
     assert scores.median_links <= 3
+
+
+def test_the_dev_and_test_sets_score(cards, linker: Linker) -> None:
+    """The issue's sets, labelled before tuning (216 dev, 114 test; rule level in 701/702,
+    chapter level elsewhere). Tuned on dev only: dev 0.679/0.534 -> 0.692/0.584, test
+    0.606/0.404 -> 0.636/0.436 (the targets, 0.85/0.75, are not reached). Floors at what
+    the linker reaches."""
+    dev = evaluate(DEV, linker)
+    assert dev.rulings == 216
+    assert dev.precision >= 0.69 and dev.recall >= 0.58, dev
+    test = evaluate(TEST, linker)
+    assert test.rulings == 114
+    assert test.precision >= 0.63 and test.recall >= 0.43, test
+    assert test.median_links <= 3 and dev.median_links <= 3
 
 
 def test_context_decides_whether_a_term_is_the_topic(linker: Linker) -> None:

@@ -135,3 +135,22 @@ def test_api_search_autocomplete_and_rule_rulings(client: Client) -> None:
     assert dates == sorted(dates, reverse=True)
     assert client.get("/api/v1/rules/999.9/rulings").status_code == 404
     assert client.get("/api/v1/rules/not-a-rule/rulings").status_code in (400, 404)
+
+
+def test_each_link_shows_its_evidence_on_hover_and_focus(client: Client) -> None:
+    """The words that made a link, in a tooltip tied to the link (aria-describedby), so it
+    shows on hover and on keyboard focus and screen readers read it; in both languages."""
+    html = client.get("/en/cards/teferis-protection/").content.decode()
+    links = re.findall(
+        r'<a class="rule-link" href="/en/rules/702\.26/" aria-describedby="(evidence-[\d-]+)">'
+        r'702\.26</a><span class="evidence" role="tooltip" id="\1">([^<]*)</span>',
+        html,
+    )
+    assert len(links) == 13
+    assert all(
+        text == "Linked by the words “The following rulings focus on the phasing keyword”"
+        for _id, text in links
+    )
+    fr = client.get("/fr/cards/teferis-protection/").content.decode()
+    heading = "The following rulings focus on the phasing keyword"
+    assert f"Lié par les mots «\u00a0{heading}\u00a0»" in fr
