@@ -20,6 +20,7 @@ from typing import NamedTuple
 from django.db.models import F, Q, QuerySet
 from django.utils.safestring import SafeString
 
+from config import languages
 from kb.crtext.numbers import kind_of, parent_of, sort_key
 from search.analysis import fold
 
@@ -500,6 +501,37 @@ def chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
             "lineage__numbers__number", "text_en"
         )
     )
+
+
+class Subrule(NamedTuple):
+    number: str
+    texts: dict[str, str]  # by language code (empty where there is no text)
+
+
+def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]:
+    """The subrules of these rules (numbers like 702.19) in the release in force on `date`,
+    in order, with their texts in every language (one query, whatever the number of rules):
+    a search result for a rule that is only a heading ("702.19 Trample") shows one of them."""
+    rules = {r for r in rules if kind_of(r) == "rule"}
+    if not rules:
+        return {}
+    starts = Q()
+    for r in rules:
+        starts |= Q(lineage__numbers__number__startswith=r)
+    where = Q(lineage__numbers__kind="subrule") & starts
+    rows = (
+        RuleVersion.objects.numbered_as_of(date, where)
+        .annotate(number=F("lineage__numbers__number"), sort=F("lineage__numbers__sort_key"))
+        .order_by("sort", "lineage__numbers__ordinal")
+        .values_list("number", *(f"text_{code}" for code in languages.CODES))
+    )
+    out: dict[str, list[Subrule]] = defaultdict(list)
+    for number, *texts in rows:
+        parent = parent_of(number)
+        if parent in rules:  # 702.190a starts with 702.19 too
+            by_language = {code: t or "" for code, t in zip(languages.CODES, texts, strict=True)}
+            out[parent].append(Subrule(number, by_language))
+    return dict(out)
 
 
 def vocabulary_pairs() -> list[tuple[str, str]]:
