@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import re
+import string
 import threading
 import time
 from collections import defaultdict
@@ -22,6 +23,7 @@ from typing import NamedTuple
 from django.db.models import Count, F, Max, Min, Q, QuerySet
 from django.utils.safestring import SafeString
 
+from config import languages
 from kb.crtext.numbers import kind_of, parent_of, sort_key
 from search.analysis import fold
 
@@ -525,6 +527,37 @@ def chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
             "lineage__numbers__number", "text_en"
         )
     )
+
+
+class Subrule(NamedTuple):
+    number: str
+    texts: dict[str, str]  # by language code (empty where there is no text)
+
+
+#: A subrule's letters after its rule's number: a to z, then aa, ab… (704.5aa follows 704.5z).
+SUBRULE_LETTERS = tuple(string.ascii_lowercase) + tuple("a" + c for c in string.ascii_lowercase)
+
+
+def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]:
+    """The subrules of these rules (numbers like 702.19) in the release in force on `date`,
+    in order, with their texts in every language (one query, whatever the number of rules;
+    exact numbers, not a prefix: a LIKE scan costs three times as much): a search result for
+    a rule that is only a heading ("702.19 Trample") shows one of them."""
+    rules = {r for r in rules if kind_of(r) == "rule"}
+    if not rules:
+        return {}
+    numbers = [r + letters for r in sorted(rules) for letters in SUBRULE_LETTERS]
+    rows = (
+        RuleVersion.objects.numbered_as_of(date, Q(lineage__numbers__number__in=numbers))
+        .annotate(number=F("lineage__numbers__number"), sort=F("lineage__numbers__sort_key"))
+        .order_by("sort", "lineage__numbers__ordinal")
+        .values_list("number", *(f"text_{code}" for code in languages.CODES))
+    )
+    out: dict[str, list[Subrule]] = defaultdict(list)
+    for number, *texts in rows:
+        by_language = {code: t or "" for code, t in zip(languages.CODES, texts, strict=True)}
+        out[parent_of(number) or number].append(Subrule(number, by_language))
+    return dict(out)
 
 
 def vocabulary_pairs() -> list[tuple[str, str]]:

@@ -1,4 +1,8 @@
-"""/api/v1/search and /api/v1/search/suggest: the search page's answers as JSON."""
+"""/api/v1/search and /api/v1/search/suggest: the search page's answers as JSON.
+
+The hits come in the page's order (kb.sitesearch.presenting: grouped as the page shows them),
+each with its rank, so that the API and the page never disagree about what comes first.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,15 @@ from ninja import Query, Router, Schema
 from config import languages
 from search import registry
 
-from . import service
+from . import presenting, service
 
 router = Router(tags=["search"])
 
 
 class HitOut(Schema):
     kind: str
+    group: str  # the page's group: rules (rules and glossary), rulings, cards
+    rank: int  # its place in the ranking (1 = best); hits come in the page's order
     title: str
     titles: dict[str, str]  # by language code: the title, the term or the name in each
     title_fr: str  # = titles["fr"] (kept for existing clients)
@@ -35,13 +41,21 @@ class HitOut(Schema):
     valid_to: dt.date | None
 
 
+class GroupOut(Schema):
+    name: str  # rules, rulings, cards
+    kinds: list[str]
+    total: int  # matches of its kinds over every page
+    shown: int  # of them on this page
+
+
 class SearchOut(Schema):
     query: str
     release: dt.date | None
     total: int
     page: int
     pages: int
-    counts: dict[str, int]
+    counts: dict[str, int]  # exact matches per kind, whatever the kind filter
+    groups: list[GroupOut]  # in the page's order: the hits come group after group
     jump: str  # the rule's URL when the query is a rule number found in the release
     correction: str
     corrected: bool
@@ -71,6 +85,8 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
             per_page=max(1, min(params.per_page, 50)),
         )
     r = found.results
+    groups = presenting.grouped(r.hits, r.counts, every_kind=not found.kinds)
+    rank = {id(h): (r.page - 1) * r.per_page + i + 1 for i, h in enumerate(r.hits)}
     return SearchOut(
         query=found.query,
         release=found.release.effective_date if found.release else None,
@@ -78,6 +94,10 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
         page=r.page,
         pages=r.pages,
         counts=r.counts,
+        groups=[
+            GroupOut(name=g.name, kinds=list(g.kinds), total=g.total, shown=len(g.hits))
+            for g in groups
+        ],
         jump=found.jump,
         correction=found.correction,
         corrected=found.corrected,
@@ -85,6 +105,8 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
         hits=[
             HitOut(
                 kind=h.kind,
+                group=presenting.group_of(h.kind),
+                rank=rank[id(h)],
                 title=h.title(languages.SOURCE) or h.number or h.label,
                 titles=h.titles,
                 title_fr=h.title("fr"),
@@ -101,7 +123,7 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
                 valid_from=h.valid_from,
                 valid_to=h.valid_to,
             )
-            for h in r.hits
+            for h in presenting.in_order(groups)
         ],
     )
 

@@ -16,11 +16,12 @@ from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from config import languages
+from kb import selectors
 from search import registry
 from search.documents import Hit
 from search.registry import document_type
 
-from . import service
+from . import presenting, service
 
 PAGE_WINDOW = 3
 
@@ -52,25 +53,36 @@ def search(request: HttpRequest) -> HttpResponse:
     if found.jump and not request.GET.get("all"):
         return redirect(found.jump)
     results = found.results
-    facets = [
-        {
-            "kind": k,
-            "label": document_type(k).label if document_type(k) else k,
-            "count": results.counts.get(k, 0),
-            "active": k in found.kinds,
-            "url": _url(request, kind=[] if found.kinds == [k] else [k]),
-        }
-        for k in registry.kinds()
-        if document_type(k)
-    ]
+    every_kind = not found.kinds
+    groups = presenting.grouped(results.hits, results.counts, every_kind=every_kind)
+    shown_hits = presenting.in_order(groups)
+    usual = presenting.usual_languages(shown_hits)
+    dress = _Dresser(found, shown_hits, usual)
     first = max(1, results.page - PAGE_WINDOW)
     last = min(results.pages, results.page + PAGE_WINDOW)
     pages = [(n, _url(request, page=n)) for n in range(first, last + 1)]
+    tabs = _tabs(request, found)
     context = {
         "found": found,
         "query": found.query,
         "results": results,
-        "facets": facets,
+        "tabs": tabs,
+        "kind_options": [(t["kind"], t["label"]) for t in tabs[1:]],
+        "kind_value": found.kinds[0] if len(found.kinds) == 1 else "",
+        "groups": [
+            {
+                "name": g.name,
+                "label": _group_label(g.name),
+                "total": g.total,
+                "hits": [dress(h) for h in g.hits],
+                "more": g.more if len(g.kinds) == 1 and every_kind else 0,
+                "more_label": _kind_label(g.kinds[0]),
+                "more_url": _url(request, kind=[g.kinds[0]]),
+            }
+            for g in groups
+        ],
+        "headed": every_kind and len(groups) > 1,
+        "usual_matched": _languages_named(usual),
         "pages": pages if results.pages > 1 else [],
         "previous": _url(request, page=results.page - 1) if results.page > 1 else "",
         "next": _url(request, page=results.page + 1) if results.page < results.pages else "",
@@ -81,37 +93,100 @@ def search(request: HttpRequest) -> HttpResponse:
         "lang_value": lang or "",
         "languages": [(code, _(language.name)) for code, language in _languages()],
         "all_languages": get_text_list([_(lang.name) for lang in languages.LANGUAGES], _("and")),
-        "hits": [shown(h) for h in results.hits],
-        "first_number": results.hits and (results.page - 1) * results.per_page + 1,
     }
     return render(request, "search/results.html", context)
+
+
+def _kind_label(kind: str) -> str:
+    doc_type = document_type(kind)
+    return str(doc_type.label) if doc_type else kind
+
+
+def _group_label(name: str) -> str:
+    labels = {"rules": _("Rules and glossary"), "rulings": _("Rulings"), "cards": _("Cards")}
+    return labels.get(name) or _kind_label(name).capitalize()
+
+
+def _tabs(request: HttpRequest, found: service.SearchPage) -> list[dict[str, object]]:
+    """All, then a tab per kind with its exact count: links keeping the query and the other
+    filters (a new tab starts at its first page)."""
+    counts = found.results.counts
+    out: list[dict[str, object]] = [
+        {
+            "kind": "",
+            "label": _("All"),
+            "count": sum(counts.values()),
+            "active": not found.kinds,
+            "url": _url(request, kind=[]),
+        }
+    ]
+    for kind in presenting.tabs(k for k in registry.kinds() if document_type(k)):
+        out.append(
+            {
+                "kind": kind,
+                "label": _kind_label(kind).capitalize(),
+                "count": counts.get(kind, 0),
+                "active": found.kinds == [kind],
+                "url": _url(request, kind=[kind]),
+            }
+        )
+    return out
 
 
 def _languages() -> list[tuple[str, languages.Language]]:
     return [(lang.code, lang) for lang in languages.LANGUAGES]
 
 
-def shown(hit: Hit) -> dict[str, object]:
+def _languages_named(codes: tuple[str, ...]) -> str:
+    names = [_(lang.name) for code, lang in _languages() if code in codes]
+    return get_text_list(names, _("and")) if names else ""
+
+
+class _Dresser:
+    """What the page shows of each hit (see shown); the defining subrules of the page's
+    keyword rules are read at once."""
+
+    def __init__(self, found: service.SearchPage, hits: list[Hit], usual: tuple[str, ...]):
+        date = found.release.effective_date if found.release else None
+        self.definitions = presenting.definitions(hits, date) if date else {}
+        self.words = presenting.marked_words(hits) if self.definitions else set()
+        self.usual = usual
+
+    def __call__(self, hit: Hit) -> dict[str, object]:
+        return shown(hit, self.definitions.get(hit.number), self.words, self.usual)
+
+
+def shown(
+    hit: Hit,
+    definition: selectors.Subrule | None = None,
+    words: set[str] | frozenset[str] = frozenset(),
+    usual: tuple[str, ...] = (),
+) -> dict[str, object]:
     """What the results page shows of a hit, language by language: the title in the rules'
     language, names in the others; the snippet of the rules' language unless only another
-    language matched; the snippets of the languages that matched; which ones did."""
+    language matched; the snippets of the languages that matched. A rule that is only a
+    heading ("702.19 Trample") shows its defining subrule instead (702.19b). Which languages
+    matched, only where it differs from most hits (the page says that once)."""
     source = languages.SOURCE
     matched = set(hit.matched)
-    snippets = [
-        (code, text)
-        for code, text in ((c, hit.snippet(c)) for c in languages.CODES)
-        if text and (code in matched or (code == source and not matched - {source}))
+    codes = [
+        c
+        for c in languages.CODES
+        if hit.snippet(c) and (c in matched or (c == source and not matched - {source}))
     ]
+    if definition is not None:
+        texts = definition.texts
+        codes = [c for c in codes if texts.get(c)] or [source]
+        snippets = [(c, presenting.highlight(texts.get(c, ""), words)) for c in codes]
+    else:
+        snippets = [(c, hit.snippet(c)) for c in codes]
     return {
         "hit": hit,
         "title": hit.title(source),
         "names": [(c, hit.title(c)) for c in languages.TRANSLATIONS if hit.title(c)],
         "snippets": snippets,
-        "matched": [
-            _("matched in %(language)s") % {"language": _(lang.name)}
-            for code, lang in _languages()
-            if code in matched
-        ],
+        "definition": definition.number if definition else "",
+        "matched": _languages_named(tuple(hit.matched)) if tuple(hit.matched) != usual else "",
     }
 
 

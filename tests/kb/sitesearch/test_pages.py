@@ -4,6 +4,8 @@ that no input breaks any of them (property-based)."""
 from __future__ import annotations
 
 import re
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.test import Client
@@ -43,7 +45,7 @@ def test_the_results_page(client: Client) -> None:
     html = client.get("/en/search/", {"q": "trample"}).content.decode()
     assert 'href="/en/rules/702.19/"' in html and 'href="/en/current/glossary/trample/"' in html
     assert "<mark>" in html and "702. Keyword Abilities" in html
-    assert re.search(r"Rulings <span class=\"count\">\(\d+\)</span>", html)
+    assert re.search(r"Rulings <span class=\"count\">\d+</span>", html)
     french = client.get("/fr/search/", {"q": "piétinement"}).content.decode()
     assert 'href="/fr/rules/702.19/"' in french and '→ <span lang="en">Trample</span>' in french
     dated = client.get("/en/search/", {"q": "companion", "release": "2020-06-01"})
@@ -128,3 +130,129 @@ def test_any_query_gives_a_normal_answer(client: Client, text: str) -> None:
     if page.status_code == 200:
         assert "<script>" not in page.content.decode().split("<main", 1)[1]
     assert client.get("/api/v1/search", {"q": text}).status_code == 200
+
+
+# -- the results page: tabs, groups, more cards, and the API in the same order ----------------
+
+HIT_LINK = re.compile(r'<p class="hit-title">\s*<a href="([^"]+)"')
+GROUP = re.compile(r'<section class="result-group group-(\w+)"')
+TAB = re.compile(
+    r'<li><a href="([^"]+)"( aria-current="page")?[^>]*>([^<]+?) <span class="count">(\d+)</span>'
+)
+
+
+KINDS = {"All": None, "Rules": ["rule"], "Glossary": ["glossary"], "Rulings": ["ruling"]}
+KINDS["Cards"] = ["card"]
+
+
+def _page(client: Client, path: str = "/en/search/", **params: str) -> str:
+    response = client.get(path, params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _tabs(html: str) -> list[tuple[str, bool, str, int]]:
+    nav = html.split('<nav class="tabs"', 1)[1].split("</nav>", 1)[0]
+    return [(unescape(u), bool(cur), label, int(n)) for u, cur, label, n in TAB.findall(nav)]
+
+
+def _hit_urls(html: str) -> list[str]:
+    return [unescape(u) for u in HIT_LINK.findall(html)]
+
+
+def test_tabs_count_every_kind_and_keep_the_query_and_filters(client: Client) -> None:
+    api = client.get("/api/v1/search", {"q": "trample", "release": "2024-02-09"}).json()
+    html = _page(client, q="trample", release="2024-02-09", lang="en")
+    tabs = _tabs(html)
+    assert [label for _, _, label, _ in tabs] == ["All", "Rules", "Glossary", "Rulings", "Cards"]
+    counts = {label: n for _, _, label, n in tabs}
+    assert counts["All"] == sum(api["counts"].values()) > counts["Cards"] > counts["Rules"] > 0
+    assert counts["Rulings"] == api["counts"]["ruling"] and counts["Glossary"] == 2
+    assert [current for _, current, _, _ in tabs] == [True, False, False, False, False]
+    for url, _, label, _ in tabs:
+        query = parse_qs(urlsplit(url).query)
+        assert query["q"] == ["trample"] and query["release"] == ["2024-02-09"], url
+        assert query["lang"] == ["en"] and "page" not in query, url
+        assert query.get("kind") == KINDS[label], url
+    # Following a tab: only that kind, the tab marked current, every count unchanged.
+    cards = _page(client, q="trample", release="2024-02-09", lang="en", kind="card")
+    assert [(label, cur, n) for _, cur, label, n in _tabs(cards)] == [
+        (label, label == "Cards", n) for _, _, label, n in tabs
+    ]
+    assert set(GROUP.findall(cards)) == {"cards"} and "<h2 id=" not in cards.split("<main")[1]
+    assert _hit_urls(cards) and all("/cards/" in u for u in _hit_urls(cards))
+
+
+def test_the_all_tab_groups_rules_then_rulings_then_cards_with_more_cards(client: Client) -> None:
+    html = _page(client, q="trample")
+    assert GROUP.findall(html) == ["rules", "rulings", "cards"]
+    urls = _hit_urls(html)
+    assert urls[0] == "/en/rules/702.19/" and "/en/current/glossary/trample/" in urls[:3]
+    kinds = ["rules" if "/rules/" in u or "/glossary/" in u else "x" for u in urls]
+    first_other = kinds.index("x")
+    assert set(kinds[first_other:]) == {"x"}, "rules and glossary all come first"
+    cards = html.split('group-cards"', 1)[1].split("</section>", 1)[0]
+    shown = cards.count('<li class="hit hit-card">')
+    total = client.get("/api/v1/search", {"q": "trample"}).json()["counts"]["card"]
+    assert total > 900 and shown < total
+    more = re.search(r'<p class="more"><a href="([^"]+)">More cards \((\d+) in all\)', cards)
+    assert more and int(more.group(2)) == total
+    assert parse_qs(urlsplit(unescape(more.group(1))).query) == {"q": ["trample"], "kind": ["card"]}
+    # The link leads to the cards, the best-ranked first.
+    listed = _page(client, q="trample", kind="card")
+    assert _hit_urls(listed)[0] in _hit_urls(html) or shown == 0
+    french = _page(client, "/fr/search/", q="piétinement")
+    assert "Règles et glossaire" in french
+    assert "Plus de cartes (" in french or "Voir les cartes (" in french
+
+
+def test_a_card_name_puts_the_cards_group_first(client: Client) -> None:
+    html = _page(client, q="lightning bolt")
+    groups = GROUP.findall(html)
+    assert groups[0] == "cards" and set(groups) == {"cards", "rulings", "rules"}
+    assert _hit_urls(html)[0] == "/en/cards/lightning-bolt/"
+
+
+def test_a_keyword_rule_shows_its_defining_subrule(client: Client) -> None:
+    html = _page(client, q="trample")
+    first = html.split('<li class="hit hit-rule">', 1)[1].split("</li>", 1)[0]
+    assert 'href="/en/rules/702.19/#702.19b">702.19b</a>' in first
+    assert "The controller of an attacking creature with <mark>trample</mark> first" in first
+    deathtouch = _page(client, q="deathtouch")
+    assert 'href="/en/rules/702.2/#702.2b">702.2b</a> A creature with toughness' in deathtouch
+
+
+def test_matched_in_is_said_once(client: Client) -> None:
+    """The languages most hits matched in are said once, in the summary; a hit says it only
+    where it differs."""
+    for path, query, usual in [
+        ("/en/search/", "trample", "English"),
+        ("/fr/search/", "piétinement", "anglais et français"),
+    ]:
+        html = _page(client, path, q=query)
+        summary = re.findall(r'<span class="matched"> · (?:matched in|trouvé en) ([^<]+)<', html)
+        notes = re.findall(r'<p class="matched">(?:matched in|trouvé en) ([^<]+)</p>', html)
+        assert summary == [usual]
+        assert usual not in notes and len(notes) < len(_hit_urls(html)) / 2, notes
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "trample"},
+        {"q": "lightning bolt"},
+        {"q": "counter target spell"},
+        {"q": "what happens when a creature with deathtouch deals damage"},
+        {"q": "flying", "kind": "ruling", "page": "2"},
+        {"q": "companion", "release": "2020-06-01"},
+        {"q": "vol", "lang": "fr"},
+    ],
+)
+def test_the_api_lists_the_hits_of_the_page_in_its_order(client: Client, params) -> None:
+    html = _page(client, f"/{params.get('lang', 'en')}/search/", **params)
+    api = client.get("/api/v1/search", params).json()
+    assert _hit_urls(html) == [h["url"] for h in api["hits"]] != []
+    assert [g["name"] for g in api["groups"]] == GROUP.findall(html)
+    ranks = [h["rank"] for h in api["hits"]]
+    start = (int(params.get("page", 1)) - 1) * 20
+    assert sorted(ranks) == list(range(start + 1, start + len(ranks) + 1))
