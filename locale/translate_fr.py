@@ -425,6 +425,8 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "More %(label)s (%(n)s in all)"): "Plus de %(label)s (%(n)s en tout)",
     ("", "See the %(label)s (%(n)s)"): "Voir les %(label)s (%(n)s)",
     ("", "and"): "et",
+    ("", "Also on"): "Aussi sur",
+    ("", "and %(n)s other card"): ["et %(n)s autre carte", "et %(n)s autres cartes"],
     (
         "",
         "“%(typed)s” was also searched as %(means)s.",

@@ -20,6 +20,11 @@ from . import presenting, service
 router = Router(tags=["search"])
 
 
+class AlsoOut(Schema):
+    title: str
+    url: str
+
+
 class HitOut(Schema):
     kind: str
     group: str  # the page's group: rules (rules and glossary), rulings, cards
@@ -39,6 +44,9 @@ class HitOut(Schema):
     date: dt.date | None  # for rulings
     valid_from: dt.date | None  # for rules and glossary: the version's interval
     valid_to: dt.date | None
+    #: For a ruling printed on several cards: the other cards it is on (this hit stands for
+    #: them all), best match first.
+    also: list[AlsoOut]
 
 
 class GroupOut(Schema):
@@ -122,6 +130,7 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
                 date=h.date,
                 valid_from=h.valid_from,
                 valid_to=h.valid_to,
+                also=[AlsoOut(title=t, url=u) for t, u in presenting.also_on(h, limit=None)],
             )
             for h in presenting.in_order(groups)
         ],

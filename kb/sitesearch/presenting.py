@@ -14,7 +14,7 @@ import html
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -22,6 +22,7 @@ from config import languages
 from kb import selectors
 from kb.crtext.numbers import kind_of
 from search.documents import Hit
+from search.registry import document_type
 
 #: The groups of the "All" tab, in their default order: (name, kinds).
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -200,3 +201,15 @@ def usual_languages(hits: Iterable[Hit]) -> tuple[str, ...]:
     others says so itself."""
     found = Counter(tuple(h.matched) for h in hits if h.matched)
     return found.most_common(1)[0][0] if found else ()
+
+
+def also_on(hit: Hit, *, limit: int | None) -> list[tuple[str, str]]:
+    """(label, link) of the other documents a collapsed hit stands for (a ruling printed on
+    several cards: "also on"), the first `limit` of them."""
+    doc_type = document_type(hit.kind)
+    if not hit.also or doc_type is None:
+        return []
+    return [
+        (label, doc_type.url(replace(hit, ref=ref, label=label), None))
+        for ref, label in hit.also[:limit]
+    ]

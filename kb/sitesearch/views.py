@@ -187,7 +187,13 @@ def shown(
         "snippets": snippets,
         "definition": definition.number if definition else "",
         "matched": _languages_named(tuple(hit.matched)) if tuple(hit.matched) != usual else "",
+        "also": presenting.also_on(hit, limit=ALSO_SHOWN),
+        "also_more": max(0, len(hit.also) - ALSO_SHOWN),
     }
+
+
+#: The other cards named under a ruling printed on several (the rest are counted).
+ALSO_SHOWN = 5
 
 
 def _release_options(releases: list, chosen: str) -> str:

@@ -256,3 +256,18 @@ def test_the_api_lists_the_hits_of_the_page_in_its_order(client: Client, params)
     ranks = [h["rank"] for h in api["hits"]]
     start = (int(params.get("page", 1)) - 1) * 20
     assert sorted(ranks) == list(range(start + 1, start + len(ranks) + 1))
+
+
+def test_a_ruling_on_many_cards_names_the_others(client: Client) -> None:
+    query = {"q": "cycling is an activated ability stifle", "kind": "ruling"}
+    page = client.get("/en/search/", query).content.decode()
+    also = re.search(r'<p class="also">(.*?)</p>', page, re.S)
+    assert also, "no 'also on' line"
+    links = re.findall(r'href="(/en/cards/[^"#]+/#ruling-\d+)"', also.group(1))
+    assert len(links) == 5 and re.search(r"and \d+ other cards", also.group(1))
+    assert all(client.get(link.split("#")[0]).status_code == 200 for link in links[:2])
+    french = client.get("/fr/search/", query).content.decode()
+    assert "Aussi sur" in french and re.search(r"et \d+ autres cartes", french)
+    api = client.get("/api/v1/search", query).json()["hits"][0]
+    names = {api["card"], *(a["title"] for a in api["also"])}
+    assert {"Hundroog", "Angelsong"} <= names and len(api["also"]) >= 10
