@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "search",
     "kb",
     "rulings",
+    "roles",  # last: its groups are set up after the other apps' migrations
 ]
 
 MIDDLEWARE = [
