@@ -45,6 +45,9 @@ class AtLeast(Or):
         return hash((super().__hash__(), self.minimum))
 
 
+#: How strongly a long query's documents are ranked by the share of its words they match.
+COORDINATION = 1.0
+
 #: Postings kept per searcher (two arrays of 4 and 8 bytes each: about 60 MB at most).
 BUDGET = 5_000_000
 
@@ -152,12 +155,19 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
 
 def _at_least(query: AtLeast, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
     count = np.zeros(cache.size, dtype=np.int16)
+    weight = np.zeros(cache.size)
+    total = 0.0
     scores = np.zeros(cache.size)
     for sub in query.subqueries:
         sub_mask, sub_scores = evaluate(sub, cache)
         count += sub_mask
+        # A word's share of the coordination is its rarity (its idf), not one in n: matching
+        # "goad" counts for more than matching "player".
+        idf = np.log(cache.size / (1.0 + np.count_nonzero(sub_mask))) + 1.0
+        weight += np.where(sub_mask, idf, 0.0)
+        total += idf
         scores += np.where(sub_mask, sub_scores, 0.0)
-    scores *= count / max(1, len(query.subqueries))
+    scores *= (weight / max(total, 1e-9)) ** COORDINATION
     return count >= query.minimum, scores * query.boost if query.boost != 1.0 else scores
 
 
