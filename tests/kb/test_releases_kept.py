@@ -11,21 +11,31 @@ from kb.selectors import Releases
 
 pytestmark = pytest.mark.django_db
 
+# Dates no real release has (the session database may hold the whole archive).
+FIRST, SECOND = dt.date(1990, 1, 24), dt.date(2099, 2, 5)
+
+
+def _dates() -> list[dt.date]:
+    return [r.effective_date for r in Releases.load().all]
+
 
 def test_the_kept_list_follows_every_change() -> None:
-    first = Release.objects.create(effective_date=dt.date(2020, 1, 24), sha256="a")
-    assert [r.effective_date for r in Releases.load().all] == [dt.date(2020, 1, 24)]
-    Release.objects.create(effective_date=dt.date(2021, 2, 5), sha256="b")
-    assert Releases.load().current.effective_date == dt.date(2021, 2, 5)
-    first.set_name = "Theros Beyond Death"  # an edit that changes no count or date
+    before = _dates()
+    first = Release.objects.create(effective_date=FIRST, sha256="a")
+    assert _dates() == [FIRST, *before]
+    Release.objects.create(effective_date=SECOND, sha256="b")
+    assert Releases.load().current.effective_date == SECOND
+    first.set_name = "Alpha"  # an edit that changes no count or date
     first.save()
-    assert Releases.load().first.set_name == "Theros Beyond Death"
+    assert Releases.load().first.set_name == "Alpha"
     Release.objects.filter(pk=first.pk).update(set_name="edited elsewhere")  # no signal
-    Release.objects.filter(effective_date=dt.date(2021, 2, 5)).delete()
-    assert [r.set_name for r in Releases.load().all] == ["edited elsewhere"]
+    Release.objects.filter(effective_date=SECOND).delete()
+    assert Releases.load().first.set_name == "edited elsewhere"
+    assert _dates() == [FIRST, *before]
 
 
 def test_each_load_is_a_list_of_its_own() -> None:
-    Release.objects.create(effective_date=dt.date(2020, 1, 24), sha256="a")
+    Release.objects.create(effective_date=FIRST, sha256="a")
+    count = len(Releases.load().all)
     Releases.load().all.clear()
-    assert len(Releases.load().all) == 1
+    assert len(Releases.load().all) == count
