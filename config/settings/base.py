@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "search",
     "kb",
     "rulings",
+    "simple_history",
+    "audit",  # after kb and rulings: it registers their models' history
     "roles",  # last: its groups are set up after the other apps' migrations
 ]
 
@@ -44,6 +46,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",  # who made an edit
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

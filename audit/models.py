@@ -1,0 +1,1 @@
+"""The historical models are created here by audit.tracked (django-simple-history)."""
