@@ -10,7 +10,7 @@ from whoosh import highlight
 from whoosh.fields import Schema
 from whoosh.query import Prefix, Query
 
-from search import conf
+from search import analysis, conf
 from search.backend import SearchRequest
 from search.documents import Hit
 
@@ -54,7 +54,7 @@ def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Sche
     fields = hit.fields()
     codes = conf.codes()
     snippets = {
-        code: _snippet(hit, (body_field(code), extra_field(code)), request) for code in codes
+        code: _snippet(hit, (body_field(code), extra_field(code)), request, terms) for code in codes
     }
     marked = {code for code, s in snippets.items() if "<mark>" in s}
     matched = _matched(fields, terms, marked, not request.snippets, schema)
@@ -97,7 +97,9 @@ def _matched(
     return sorted(langs)
 
 
-def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:
+def _snippet(
+    hit, names: tuple[str, ...], request: SearchRequest, terms: dict[str, set[str]]
+) -> str:
     text = hit.get(names[0], "")
     if not text:
         return ""
@@ -105,8 +107,24 @@ def _snippet(hit, names: tuple[str, ...], request: SearchRequest) -> str:
         hit.results.formatter = Mark()
         hit.results.fragmenter = highlight.ContextFragmenter(maxchars=300, surround=80)
         for name in names:
-            if hit.get(name):
+            if hit.get(name) and _may_match(hit.get(name), terms.get(name, ())):
                 marked = hit.highlights(name, top=2)
                 if marked:
                     return marked
     return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+
+
+def _may_match(text: str, wanted: set[str] | tuple) -> bool:
+    """False when no word of the query can be in `text`, so that highlighting it (analysing
+    every word again: most of a results page's cost) is skipped. A stem differs from its
+    words only at its end ("happi" from "happy"), so its start must appear in the folded
+    text; a false "maybe" only costs the highlighting it would have cost anyway."""
+    if not wanted:
+        return False
+    folded = analysis.fold(text)
+    for word in wanted:
+        stem = word.rstrip("*")
+        start = stem[: max(2, len(stem) - 2)]
+        if start in folded:
+            return True
+    return False
