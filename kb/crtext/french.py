@@ -182,8 +182,9 @@ class _FrenchParser(_Parser):
             else []
         )
         credits = _paragraphs(self.lines[credits_idx + 1 :]) if credits_idx is not None else ""
-        # A partial document has chapters without their section: that is no defect.
-        anomalies = [a for a in self.anomalies if a.kind != "orphan_chapter"]
+        # A partial document has chapters without their section, or one rule without its
+        # chapter: that is no defect (a subrule without its rule still is).
+        anomalies = [a for a in self.anomalies if a.kind not in ("orphan_chapter", "orphan_rule")]
         anomalies.extend(entry_anomalies(entries, self._example_lines(entries, body_end)))
         anomalies.sort(key=lambda a: (a.line or 0, a.kind))
         return FrenchDocument(

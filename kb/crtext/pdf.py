@@ -91,7 +91,9 @@ def strip_page_furniture(pages: list[list[str]]) -> list[list[str]]:
 
 
 def _mask(line: str) -> str:
-    return re.sub(r"\d+", "#", line.strip())
+    """Digits masked ("Page 3" = "Page 4"), except in a numbered entry: rules are no header."""
+    line = line.strip()
+    return line if _ENTRY_START_RE.match(line) else re.sub(r"\d+", "#", line)
 
 
 def _is_furniture(line: str, repeated: set[str]) -> bool:
