@@ -13,7 +13,7 @@ import datetime as dt
 import pytest
 from django.core.management.base import CommandError
 
-from kb.archive.french import apply_french, candidate_releases, read_french
+from kb.archive.french_import import apply_french, candidate_releases, read_french
 from kb.archive.importer import Importer, text_checksum
 from kb.crtext import decode_bytes, parse_text
 from kb.models import Anomaly, Example, ImportRecord

@@ -73,8 +73,8 @@ class Command(BaseCommand):
         language = languages.language(opts["lang"])
         if language is None or not language.rule_texts:
             raise CommandError(f"no Comprehensive Rules are published in {opts['lang']!r}")
-        if language.code == "fr":  # French documents: kb.archive.french does the whole job
-            from kb.archive.french import run_import_command
+        if language.code == "fr":  # French documents: kb.archive.french_import does it all
+            from kb.archive.french_import import run_import_command
 
             return run_import_command(self, opts, user=_user())
         if opts.get("translates"):
