@@ -67,6 +67,9 @@ def parse_text(text: str, *, source: str = "") -> Document:
 
 
 class _Parser:
+    #: How an example line starts ("Example:"); the French parser reads "Exemple :".
+    example_re: re.Pattern[str] = _EXAMPLE_RE
+
     def __init__(self, lines: list[str], source: str) -> None:
         self.lines = lines
         self.source = source
@@ -194,10 +197,10 @@ class _Parser:
                 entries.append(entry)
                 current, in_example = entry, False
                 continue
-            ex = _EXAMPLE_RE.match(line)
+            ex = self.example_re.match(line)
             if ex:
                 body = line[ex.end() :]
-                doubled = _EXAMPLE_RE.match(body)
+                doubled = self.example_re.match(body)
                 if doubled:
                     self.anomaly(
                         "doubled_example_prefix", lineno, current.number if current else ""

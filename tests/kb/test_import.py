@@ -167,7 +167,7 @@ def test_bad_arguments_are_command_errors() -> None:
         run("import_rules", "/nonexistent/cr.txt")
     with pytest.raises(CommandError, match="--set-name applies to a single document"):
         run("import_rules", str(DEMO), "--set-name", "X")
-    with pytest.raises(CommandError, match="French CR documents cannot be imported yet"):
+    with pytest.raises(CommandError, match="this is an English document"):
         run("import_rules", str(DEMO / "2010-02-01.txt"), "--lang", "fr")
 
 

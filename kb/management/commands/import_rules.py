@@ -36,7 +36,15 @@ class Command(BaseCommand):
             "--lang",
             choices=list(languages.CODES),
             default="en",
-            help="Language of the documents (default en). French documents are not supported yet.",
+            help="Language of the documents (default en); fr: official French TXT or PDF "
+            "documents, attached to the English release they translate.",
+        )
+        parser.add_argument(
+            "--translates",
+            default=None,
+            metavar="YYYY-MM-DD",
+            help="With --lang fr: the English release the French document translates "
+            "(default: the one of its date line).",
         )
         parser.add_argument(
             "--set-name",
@@ -65,12 +73,12 @@ class Command(BaseCommand):
         language = languages.language(opts["lang"])
         if language is None or not language.rule_texts:
             raise CommandError(f"no Comprehensive Rules are published in {opts['lang']!r}")
-        if language.code != languages.SOURCE:
-            raise CommandError(
-                f"{language.name} CR documents cannot be imported yet: only the English releases "
-                f"are parsed (no {language.name} Comprehensive Rules text is available to build "
-                "the parser on)."
-            )
+        if language.code == "fr":  # French documents: kb.archive.french_import does it all
+            from kb.archive.french_import import run_import_command
+
+            return run_import_command(self, opts, user=_user())
+        if opts.get("translates"):
+            raise CommandError("--translates applies to French documents (--lang fr) only")
         verbosity = opts["verbosity"]
         try:
             total = count_sources(opts["sources"])
