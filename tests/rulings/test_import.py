@@ -266,3 +266,88 @@ def test_files_are_read_from_a_url(http_dir: tuple[str, Path]) -> None:
     assert "cards: 2 created" in out
     with pytest.raises(CommandError, match="download failed"):
         run("import_cards", f"{url}/absent.jsonl", "--no-link")
+
+
+# A maintainer's work survives every import (issue 12).
+
+
+def test_a_reimport_keeps_a_maintainers_ruling_text_and_reports_a_source_change(
+    tmp_path: Path,
+) -> None:
+    from rulings.corrections import save_ruling
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    ruling = Ruling.objects.get(text__startswith="Bolt deals damage")
+    ruling.text = "Lightning Bolt deals damage; it isn't a loss of life."
+    save_ruling(ruling=ruling, changed=["text"])
+    # The same file again: the correction stays and nothing changes.
+    assert "nothing changed" in run("import_cards", path, "--no-link")
+    assert Ruling.objects.get(pk=ruling.pk).text == ruling.text
+    assert Ruling.objects.count() == 2 and not Ruling.objects.filter(missing=True).exists()
+    # The source rewords it too: the maintainer's text is kept, the conflict reported.
+    reworded = json.loads(json.dumps(BOLT))
+    reworded["rulings"][1]["text"] = "Bolt deals damage. It isn't a loss of life."
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", reworded), "--no-link")
+    assert "Lightning Bolt, ruling" in out and "source changed, maintainer value kept" in out
+    again = Ruling.objects.get(pk=ruling.pk)
+    assert again.text == ruling.text and again.text_edited
+    assert again.source_text == reworded["rulings"][1]["text"]
+    # Reported once: the same file again changes nothing.
+    assert "nothing changed" in run(
+        "import_cards", write_jsonl(tmp_path / "c.jsonl", reworded), "--no-link"
+    )
+
+
+def test_a_reimport_keeps_a_maintainers_card_fields_and_reports_a_source_change(
+    tmp_path: Path,
+) -> None:
+    from rulings.corrections import save_card
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    bolt = Card.objects.get(name_en="Lightning Bolt")
+    bolt.type_line_en, bolt.type_line_fr = "Instant — Arcane", "Éphémère : arcane"
+    save_card(card=bolt, changed=["type_line_en", "type_line_fr"])
+    assert "nothing changed" in run("import_cards", path, "--no-link")
+    bolt = Card.objects.get(pk=bolt.pk)
+    assert (bolt.type_line_en, bolt.type_line_fr) == ("Instant — Arcane", "Éphémère : arcane")
+    changed = dict(BOLT, type_line="Tribal Instant", mana_cost="{1}{R}")
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", changed), "--no-link")
+    assert "Lightning Bolt: type_line_en: source changed, maintainer value kept" in out
+    assert "type_line_fr" not in out  # the source did not change that one
+    bolt = Card.objects.get(pk=bolt.pk)
+    assert bolt.type_line_en == "Instant — Arcane" and bolt.mana_cost == "{1}{R}"
+    assert bolt.edited["type_line_en"] == "Tribal Instant"
+    # Set back to the source's value, the field is no longer an edit: imports update it again.
+    bolt.type_line_en = "Tribal Instant"
+    save_card(card=bolt, changed=["type_line_en"])
+    assert "type_line_en" not in Card.objects.get(pk=bolt.pk).edited
+
+
+def test_a_cards_file_without_rulings_leaves_the_rulings_alone(tmp_path: Path) -> None:
+    run("import_cards", write_jsonl(tmp_path / "a.jsonl", BOLT, ICE), "--no-link")
+    bare = {k: v for k, v in BOLT.items() if k != "rulings"}
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", bare, dict(ICE, rulings=[])))
+    assert "0 marked missing" in out
+    assert not Ruling.objects.filter(missing=True).exists()
+
+
+def test_decided_links_survive_reimports_and_relinking(tmp_path: Path) -> None:
+    from rulings.corrections import decide_links
+    from rulings.linking import link_rulings
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    first, second = Ruling.objects.order_by("date")
+    lineages = [Lineage.objects.create(key=f"test-{n}", kind="chapter") for n in (1, 2)]
+    links = [
+        RulingLink.objects.create(ruling=first, lineage=lineages[0]),
+        RulingLink.objects.create(ruling=second, lineage=lineages[1]),
+    ]
+    decide_links(links=links[:1], kind=LinkKind.CONFIRMED)
+    decide_links(links=links[1:], kind=LinkKind.REJECTED)
+    run("import_cards", path)  # links too
+    link_rulings()
+    kinds = dict(RulingLink.objects.filter(lineage__in=lineages).values_list("ruling", "kind"))
+    assert kinds == {first.pk: LinkKind.CONFIRMED, second.pk: LinkKind.REJECTED}
