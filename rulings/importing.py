@@ -61,6 +61,7 @@ class CardImportResult:
     rulings_ignored: int = 0  # for cards not in the cards file
     skipped: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)  # source changed, maintainer value kept
+    edits_kept: int = 0  # maintainer-edited rulings and card fields the file did not overwrite
     touched_rulings: list[int] = field(default_factory=list)  # created or reworded
     changed_cards: list[int] = field(default_factory=list)  # created or updated
 
@@ -253,6 +254,7 @@ def _keep_edits(old: Card, values: dict[str, object], result: CardImportResult) 
     for name, source_value in old.edited.items():
         if name not in values:
             continue
+        result.edits_kept += 1
         new = values.pop(name)
         if name == "name_en":
             values.pop("name", None)  # the untranslated column follows the English name
@@ -346,6 +348,7 @@ def _store_rulings(
                 unmatched_records.append(record)
                 continue
             matched.add(old.id)
+            result.edits_kept += old.text_edited
             if not old.source_hash:  # added by hand before the source had it: adopted
                 old.source_text, old.source_hash = record.text, record.text_hash
                 updates.append(old)
@@ -361,6 +364,7 @@ def _store_rulings(
                 matched.add(old.id)
                 old.source_text, old.source_hash = record.text, record.text_hash
                 old.missing = False
+                result.edits_kept += old.text_edited
                 if old.text_edited and old.text_hash == record.text_hash:
                     old.text_edited = False  # the source now says what the maintainer did
                 elif old.text_edited:

@@ -82,6 +82,10 @@ class Command(BaseCommand):
                     else ""
                 )
             )
+            if result.edits_kept:
+                self.stdout.write(
+                    f"{result.edits_kept} maintainer edit(s) kept (rulings and card fields)"
+                )
             if result.conflicts:
                 self.stdout.write(
                     f"{len(result.conflicts)} maintainer edit(s) kept where the source changed:"
