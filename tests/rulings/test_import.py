@@ -351,3 +351,67 @@ def test_decided_links_survive_reimports_and_relinking(tmp_path: Path) -> None:
     link_rulings()
     kinds = dict(RulingLink.objects.filter(lineage__in=lineages).values_list("ruling", "kind"))
     assert kinds == {first.pk: LinkKind.CONFIRMED, second.pk: LinkKind.REJECTED}
+
+
+# Bad input is refused naming the file and the record, and changes nothing (issue 16).
+
+
+def _refused(path: Path, *expected: str) -> None:
+    before = Card.objects.count()
+    with pytest.raises(CommandError) as exc:
+        run("import_cards", str(path), "--no-link")
+    message = str(exc.value)
+    assert str(path) in message
+    for text in expected:
+        assert text in message, message
+    assert Card.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"keywords": "Flying"}, "“keywords” must be a list of texts, not text"),
+        ({"colors": [1]}, "“colors” must be a list of texts"),
+        ({"printings": 3}, "“printings” must be a list of objects"),
+        ({"rulings": ["x"]}, "“rulings” must be a list of objects"),
+        ({"faces": {"name": "A"}}, "“faces” must be a list of objects"),
+        ({"mana_value": float("nan")}, "mana value is not a number"),
+        ({"mana_value": float("inf")}, "mana value is not a number"),
+        ({"name": "Bolt\x00"}, "“name” contains a NUL character"),
+        ({"type_line": "x" * 301}, "“type_line” is longer than 300"),
+        ({"fr": {"name": "F\x00"}}, "fr: “name” contains a NUL character"),
+        ({"rulings": [{"date": "9999-12-31", "text": "Late."}]}, "out of range"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_refused(
+    tmp_path: Path, change: dict, expected: str
+) -> None:
+    run("import_cards", write_jsonl(tmp_path / "a.jsonl", ICE), "--no-link")
+    path = Path(write_jsonl(tmp_path / "bad.jsonl", ICE, dict(BOLT, **change)))
+    _refused(path, "line 2", expected)
+    assert not Card.objects.filter(name_en="Lightning Bolt").exists()
+
+
+def test_invalid_utf8_and_deep_nesting_are_refused_naming_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(
+        json.dumps(BOLT).encode()
+        + b'\n{"name": "Caf\xe9"}\n'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"\n"
+    )
+    _refused(path, "line 2: not UTF-8 text", "line 3: not JSON: nested too deeply")
+
+
+def test_a_truncated_gzip_is_refused(tmp_path: Path) -> None:
+    full = Path(write_jsonl(tmp_path / "full.jsonl.gz", BOLT, ICE, gz=True)).read_bytes()
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(full[: len(full) // 2])
+    _refused(path, "cannot be read")
+
+
+def test_invalid_utf8_in_a_json_array_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "oracle-cards.json"
+    path.write_bytes(b'[{"object": "card", "name": "Caf\xe9"}]')
+    _refused(path, "not valid JSON")
