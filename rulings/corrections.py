@@ -79,9 +79,9 @@ def save_card(*, card: Card, changed: Collection[str]) -> Card:
         else:
             edited[name] = source
     card.edited = edited
+    card.save()
     if "name_en" in fields:
         Card.objects.filter(pk=card.pk).update(name=card.name_en)  # the untranslated column
-    card.save()
     if RELINKING_CARD_FIELDS & set(fields):
         link_rulings(list(card.rulings.values_list("id", flat=True)))
     return card
