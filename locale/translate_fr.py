@@ -490,6 +490,51 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "No release was in force on %(d)s (the first is %(first)s); searching the current rules.",
     ): "Aucune version n’était en vigueur le %(d)s (la première date du %(first)s) : recherche dans les règles en vigueur.",
+    # rulings: maintainers' edits and the review queue (issue 12)
+    ("", "fields edited by a maintainer"): "champs modifiés par un mainteneur",
+    (
+        "",
+        "Field → what the source said when a maintainer changed it (updated by imports): imports keep the maintainer's value and report when the source changes too.",
+    ): "Champ → ce que disait la source quand un mainteneur l’a modifié (mis à jour par les imports) : les imports gardent la valeur du mainteneur et signalent quand la source change aussi.",
+    ("", "source text"): "texte de la source",
+    (
+        "",
+        "The text as the last imported file gave it (empty: added by hand).",
+    ): "Le texte tel que le dernier fichier importé le donnait (vide : ajoutée à la main).",
+    ("", "text edited"): "texte modifié",
+    (
+        "",
+        "Corrected by a maintainer: imports keep this text.",
+    ): "Corrigée par un mainteneur : les imports gardent ce texte.",
+    (
+        "",
+        'Enter a JSON list of texts, for example ["Flying", "Haste"].',
+    ): 'Saisissez une liste JSON de textes, par exemple ["Flying", "Haste"].',
+    ("", "edited by a maintainer"): "modifiée par un mainteneur",
+    ("", "yes"): "oui",
+    (
+        "",
+        "fields edited by a maintainer (what the source says)",
+    ): "champs modifiés par un mainteneur (ce que dit la source)",
+    ("", "rule then"): "règle alors",
+    ("", "evidence"): "indice",
+    (
+        "",
+        "%(count)d link marked %(kind)s.",
+    ): ["%(count)d lien marqué %(kind)s.", "%(count)d liens marqués %(kind)s."],
+    (
+        "",
+        "Inferred ruling links to confirm or reject",
+    ): "Liens de décisions déduits à confirmer ou rejeter",
+    ("", "Rulings corrected by a maintainer"): "Décisions corrigées par un mainteneur",
+    ("", "Rulings absent from the last file"): "Décisions absentes du dernier fichier",
+    (
+        "",
+        "Cards with fields edited by a maintainer",
+    ): "Cartes dont des champs ont été modifiés par un mainteneur",
+    ("", "Cards and rulings to review"): "Cartes et décisions à revoir",
+    ("", "keywords"): "mots-clés",
+    ("", "colors"): "couleurs",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -1,37 +1,168 @@
 """Admin: maintainers correct cards and rulings, and confirm or reject the linker's guesses.
 
-A rejected link stays (so the linker does not infer it again); a confirmed one survives
-relinking and reworded rulings.
+Every save goes through `rulings.corrections` (the same services any command or view uses):
+an edit is marked as a maintainer's so imports keep it, relinks what it affects and reaches the
+index. Derived fields (hashes, source texts, link numbers, keys) are read-only. A rejected link
+stays (so the linker does not infer it again); a confirmed one survives relinking and reworded
+rulings. The ruling links list is the review queue of inferred links (counts on the admin index).
 """
 
 from __future__ import annotations
 
-from django.contrib import admin
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin
 
 from search.admin import IndexedAdminMixin
 
-from .linking import link_rulings
-from .models import Card, CardFace, LinkKind, Ruling, RulingLink
-from .records import ruling_hash
+from .corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
+from .models import EDITABLE_CARD_FIELDS, Card, CardFace, LinkKind, Ruling, RulingLink
+
+
+def review_queues(request: HttpRequest) -> list[tuple[str, str, int, str]]:
+    """The review queues' counts for the admin index (one query each): inferred ruling links
+    to confirm or reject, rulings and cards a maintainer edited, rulings the last file lacked."""
+    if not request.user.has_perm("rulings.view_rulinglink"):
+        return []
+    links = reverse("admin:rulings_rulinglink_changelist")
+    rulings = reverse("admin:rulings_ruling_changelist")
+    cards = reverse("admin:rulings_card_changelist")
+    return [
+        (
+            "inferred",
+            _("Inferred ruling links to confirm or reject"),
+            RulingLink.objects.filter(kind=LinkKind.INFERRED).count(),
+            f"{links}?kind__exact={LinkKind.INFERRED}",
+        ),
+        (
+            "edited",
+            _("Rulings corrected by a maintainer"),
+            Ruling.objects.filter(text_edited=True).count(),
+            f"{rulings}?text_edited__exact=1",
+        ),
+        (
+            "missing",
+            _("Rulings absent from the last file"),
+            Ruling.objects.filter(missing=True).count(),
+            f"{rulings}?missing__exact=1",
+        ),
+        (
+            "cards",
+            _("Cards with fields edited by a maintainer"),
+            Card.objects.exclude(edited={}).count(),
+            f"{cards}?edited=1",
+        ),
+    ]
+
+
+def _with_review_queues(index: Callable[..., Any]) -> Callable[..., Any]:
+    """The admin index with the queues' counts in its context (rulings/admin/index.html shows
+    them above Django's own index; other apps may wrap the index the same way)."""
+
+    def wrapped(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        context = {"ruling_review_queues": review_queues(request), **(extra_context or {})}
+        return index(request, extra_context=context)
+
+    return wrapped
+
+
+admin.site.index = _with_review_queues(admin.site.index)  # type: ignore[method-assign]
+if admin.site.index_template is None:
+    admin.site.index_template = "rulings/admin/index.html"
+
+
+class TextListFormField(forms.JSONField):
+    """A JSON list of texts (keywords, colors): anything else is refused with an example."""
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value in self.empty_values:
+            return
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise forms.ValidationError(
+                _('Enter a JSON list of texts, for example ["Flying", "Haste"].'),
+                code="not_a_text_list",
+            )
+
+    def clean(self, value: Any) -> Any:
+        cleaned = super().clean(value)
+        return [] if cleaned in (None, "") else cleaned
+
+
+class CardForm(forms.ModelForm):
+    keywords = TextListFormField(required=False, label=_("keywords"))
+    colors = TextListFormField(required=False, label=_("colors"))
+
+    class Meta:
+        model = Card
+        fields = list(EDITABLE_CARD_FIELDS)
 
 
 class FaceInline(admin.TabularInline):
+    """Faces come from the source (an import replaces them): shown, not edited."""
+
     model = CardFace
     extra = 0
     fields = ["position", "name", "mana_cost", "type_line", "text"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class EditedFilter(admin.SimpleListFilter):
+    title = _("edited by a maintainer")
+    parameter_name = "edited"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("1", _("yes"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Card]) -> QuerySet[Card]:
+        return queryset.exclude(edited={}) if self.value() == "1" else queryset
 
 
 @admin.register(Card)
 class CardAdmin(IndexedAdminMixin, TranslationAdmin):
+    form = CardForm
     list_display = ["name", "type_line", "mana_cost", "data_source", "updated_at"]
     search_fields = ["name_en", "name_fr", "oracle_id", "key"]
-    list_filter = ["data_source", "layout"]
-    readonly_fields = ["key", "updated_at"]
+    list_filter = [EditedFilter, "data_source", "layout"]
+    readonly_fields = [
+        "key",
+        "oracle_id",
+        "slug",
+        "data_source",
+        "printings",
+        "updated_at",
+        "edited_fields",
+    ]
     inlines = [FaceInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # cards come from the imported files
+
+    @admin.display(description=_("fields edited by a maintainer (what the source says)"))
+    def edited_fields(self, obj: Card) -> str:
+        if not obj.edited:
+            return "—"
+        items = format_html_join(
+            "", "<li><b>{}</b>: {}</li>", ((n, repr(v)) for n, v in obj.edited.items())
+        )
+        return format_html("<ul>{}</ul>", items)
+
+    def save_model(self, request: HttpRequest, obj: Card, form: Any, change: bool) -> None:
+        save_card(card=obj, changed=form.changed_data)
 
 
 class LinkInline(admin.TabularInline):
@@ -44,44 +175,104 @@ class LinkInline(admin.TabularInline):
 
 @admin.register(Ruling)
 class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
-    list_display = ["card", "date", "short_text", "missing", "is_heading"]
-    list_filter = ["missing", "is_heading", "grouped_by_hand", "date"]
+    list_display = ["card", "date", "short_text", "text_edited", "missing", "is_heading"]
+    list_filter = ["text_edited", "missing", "is_heading", "grouped_by_hand", "date"]
+    list_select_related = ["card"]
     search_fields = ["text", "card__name_en"]
     raw_id_fields = ["card", "group"]
-    readonly_fields = ["text_hash", "linked_at"]
+    readonly_fields = [
+        "text_edited",
+        "source_text",
+        "text_hash",
+        "source_hash",
+        "missing",
+        "linked_at",
+    ]
     inlines = [LinkInline]
 
     @admin.display(description=_("text"))
     def short_text(self, obj: Ruling) -> str:
         return obj.text[:100]
 
-    def save_model(self, request: HttpRequest, obj: Ruling, form, change: bool) -> None:
-        obj.text_hash = ruling_hash(obj.text)
-        if {"is_heading", "group"} & set(form.changed_data):
-            obj.grouped_by_hand = True  # imports leave a maintainer's grouping alone
-        super().save_model(request, obj, form, change)
-        obj.links.update(date=obj.date)  # the copy rule pages sort by
+    def save_model(self, request: HttpRequest, obj: Ruling, form: Any, change: bool) -> None:
+        # Links are recomputed in save_related, after the maintainer's link rows are saved.
+        save_ruling(ruling=obj, changed=form.changed_data, relink=False)
 
-    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        # A corrected text may lean on other rules; a ruling moved under another heading
-        # leans on what that heading names.
-        if {"text", "is_heading", "group"} & set(form.changed_data):
-            link_rulings([form.instance.pk])
+        if {"text", "is_heading", "group", "card"} & set(form.changed_data) or not change:
+            relink_ruling(ruling=form.instance)
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is not RulingLink:
+            return super().save_formset(request, form, formset, change)
+        decided: dict[str, list[RulingLink]] = {}
+        for link_form in formset.forms:
+            link = link_form.instance
+            if link.pk and "kind" in link_form.changed_data and link.kind in DECISIONS:
+                decided.setdefault(link.kind, []).append(link)
+                link_form.changed_data.remove("kind")
+            elif link.pk is None and link.kind not in DECISIONS:
+                link.kind = LinkKind.CONFIRMED  # added by hand: relinking must keep it
+        formset.save()
+        for kind, links in decided.items():
+            decide_links(links=links, kind=kind, user=request.user)
+        return None
 
 
 @admin.register(RulingLink)
 class RulingLinkAdmin(admin.ModelAdmin):
-    list_display = ["ruling", "current_number", "number", "kind", "evidence"]
+    """The review queue of inferred links: what the ruling says, on which card, the rule's
+    number then (in the release in force on the ruling's date) and now, and the evidence."""
+
+    list_display = [
+        "ruling_start",
+        "card",
+        "number_then",
+        "current_number",
+        "evidence_short",
+        "kind",
+    ]
+    list_display_links = ["ruling_start"]
     list_filter = ["kind"]
-    search_fields = ["current_number", "evidence", "ruling__card__name_en"]
+    list_select_related = ["ruling__card"]
+    list_per_page = 50
+    search_fields = ["current_number", "number", "evidence", "ruling__card__name_en"]
     raw_id_fields = ["ruling", "lineage", "release"]
+    readonly_fields = ["evidence", "release", "number", "current_number", "date"]
     actions = ["confirm", "reject"]
+
+    @admin.display(description=_("ruling"), ordering="ruling__text")
+    def ruling_start(self, obj: RulingLink) -> str:
+        return Truncator(obj.ruling.text).chars(90)
+
+    @admin.display(description=_("card"), ordering="ruling__card__name_en")
+    def card(self, obj: RulingLink) -> str:
+        return obj.ruling.card.name_en
+
+    @admin.display(description=_("rule then"), ordering="number")
+    def number_then(self, obj: RulingLink) -> str:
+        return format_html("{}<br><small>{}</small>", obj.number or "—", obj.date)
+
+    @admin.display(description=_("evidence"), ordering="evidence")
+    def evidence_short(self, obj: RulingLink) -> str:
+        return format_html(
+            '<span title="{}">{}</span>', obj.evidence, Truncator(obj.evidence).chars(70)
+        )
 
     @admin.action(description=_("Confirm the selected links"))
     def confirm(self, request: HttpRequest, queryset: QuerySet[RulingLink]) -> None:
-        queryset.update(kind=LinkKind.CONFIRMED)
+        self._decide(request, queryset, LinkKind.CONFIRMED)
 
     @admin.action(description=_("Reject the selected links"))
     def reject(self, request: HttpRequest, queryset: QuerySet[RulingLink]) -> None:
-        queryset.update(kind=LinkKind.REJECTED)
+        self._decide(request, queryset, LinkKind.REJECTED)
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[RulingLink], kind: str) -> None:
+        count = decide_links(links=queryset, kind=kind, user=request.user)
+        self.message_user(
+            request,
+            ngettext("%(count)d link marked %(kind)s.", "%(count)d links marked %(kind)s.", count)
+            % {"count": count, "kind": LinkKind(kind).label},
+            messages.SUCCESS,
+        )

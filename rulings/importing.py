@@ -1,9 +1,16 @@
-"""Import cards and rulings: atomic, idempotent, never deleting a ruling.
+"""Import cards and rulings: atomic, idempotent, never deleting a ruling nor overwriting a
+maintainer's edit.
 
-Sources give rulings no id, so a ruling is its card, date and text. Same card and date with a
-close text is the same ruling reworded: it is updated in place and keeps its confirmed or
-rejected links. A ruling missing from a file, for a card the file contains, is kept and marked
-missing; cards absent from the file are not touched (operators import several files).
+Sources give rulings no id, so a ruling is its card, date and source text. Same card and date
+with a close text is the same ruling reworded: it is updated in place and keeps its confirmed or
+rejected links. A ruling missing from a file, for a card whose rulings the file gives, is kept
+and marked missing; cards absent from the file, and cards the file gives no rulings for, keep
+their rulings as they are (operators import several files, some without rulings).
+
+What the source says is kept apart from what a maintainer changed: a ruling's `source_text`
+beside its shown `text`, a card's `edited` (field -> source value) beside its fields. An import
+updates the source side only where a maintainer edited, and reports the fields where the
+source changed too ("source changed, maintainer value kept").
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ class CardImportResult:
     rulings_unchanged: int = 0
     rulings_ignored: int = 0  # for cards not in the cards file
     skipped: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # source changed, maintainer value kept
+    edits_kept: int = 0  # maintainer-edited rulings and card fields the file did not overwrite
     touched_rulings: list[int] = field(default_factory=list)  # created or reworded
     changed_cards: list[int] = field(default_factory=list)  # created or updated
 
@@ -74,6 +83,7 @@ class CardImportResult:
             or self.rulings_reworded
             or self.rulings_missing
             or self.rulings_restored
+            or self.conflicts
         )
 
 
@@ -133,7 +143,9 @@ def import_cards(
         if errors and not skip_invalid:
             raise CardImportRefused(errors)
         result.skipped = errors
-        _store_rulings(card_of, {by_key[c.key] for c in cards}, result)
+        # Only cards the import gives rulings for: a file without rulings leaves them alone.
+        stated = {cid for cid, records in card_of.items() if records}
+        _store_rulings(card_of, stated, result)
         result.touched_rulings += group_rulings({by_key[c.key] for c in cards})
         enqueue("card")
         enqueue("ruling")
@@ -174,11 +186,11 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
         {
             card.key: card
             for card in Card.objects.filter(key__in=[c.key for c in cards]).only(
-                "id", "key", "slug", *fields
+                "id", "key", "slug", "edited", *fields
             )
         }
         if len(cards) < 900
-        else {card.key: card for card in Card.objects.only("id", "key", "slug", *fields)}
+        else {card.key: card for card in Card.objects.only("id", "key", "slug", "edited", *fields)}
     )
     taken = set(Card.objects.values_list("slug", flat=True))
     now = timezone.now()
@@ -192,6 +204,8 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
             for key in ("name_fr", "type_line_fr", "text_fr", "fr_face_name"):
                 values.pop(key)
         old = existing.get(c.key)
+        if old is not None and old.edited:
+            _keep_edits(old, values, result)
         if old is None:
             slug = _slug(c.name, c.key, taken)
             creates.append(Card(key=c.key, slug=slug, **values))
@@ -231,6 +245,27 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     by_key = {k: card.id for k, card in existing.items()}
     by_key.update(ids)
     return by_key
+
+
+def _keep_edits(old: Card, values: dict[str, object], result: CardImportResult) -> None:
+    """Leave the fields a maintainer edited out of `values`; where the source changed them
+    too, record the new source value (in `values["edited"]`) and report the conflict."""
+    edited = dict(old.edited)
+    for name, source_value in old.edited.items():
+        if name not in values:
+            continue
+        result.edits_kept += 1
+        new = values.pop(name)
+        if name == "name_en":
+            values.pop("name", None)  # the untranslated column follows the English name
+        if new != source_value:
+            edited[name] = new
+            result.conflicts.append(
+                f"{old.name_en or old.key}: {name}: source changed, maintainer value kept "
+                f"(source now {new!r})"
+            )
+    if edited != old.edited:
+        values["edited"] = edited
 
 
 def _stored(card: Card, field: str) -> object:
@@ -284,19 +319,22 @@ def _assign_rulings(
 def _store_rulings(
     card_of: dict[int, list[RulingRecord]], file_cards: set[int], result: CardImportResult
 ) -> None:
+    """Match each card's stored rulings with the file's (by date and source text), create the
+    new ones, update reworded ones (the shown text only where no maintainer edited it), mark
+    missing the stored ones the file no longer gives."""
+    fields = ("id", "card_id", "date", "text", "text_hash", "source_text", "source_hash")
     existing: dict[int, list[Ruling]] = defaultdict(list)
     for ruling in (
-        Ruling.objects.filter(card_id__in=file_cards).only(
-            "id", "card_id", "date", "text", "text_hash", "missing"
-        )
+        Ruling.objects.filter(card_id__in=file_cards).only(*fields, "missing", "text_edited")
         if len(file_cards) < 900
-        else Ruling.objects.only("id", "card_id", "date", "text", "text_hash", "missing")
+        else Ruling.objects.only(*fields, "missing", "text_edited")
     ):
         if ruling.card_id in file_cards:
             existing[ruling.card_id].append(ruling)
     creates: list[Ruling] = []
     updates: list[Ruling] = []
     touched: list[Ruling] = []
+    conflicted: list[Ruling] = []
     for card_id in file_cards:
         records = {(r.date, r.text_hash): r for r in card_of.get(card_id, [])}
         olds = existing.get(card_id, [])
@@ -304,12 +342,16 @@ def _store_rulings(
         unmatched_records = []
         for key, record in records.items():
             old = next(
-                (o for o in olds if (o.date, o.text_hash) == key and o.id not in matched), None
+                (o for o in olds if (o.date, _identity(o)) == key and o.id not in matched), None
             )
             if old is None:
                 unmatched_records.append(record)
                 continue
             matched.add(old.id)
+            result.edits_kept += old.text_edited
+            if not old.source_hash:  # added by hand before the source had it: adopted
+                old.source_text, old.source_hash = record.text, record.text_hash
+                updates.append(old)
             if old.missing:
                 old.missing = False
                 updates.append(old)
@@ -320,9 +362,17 @@ def _store_rulings(
             old = _reworded(record, [o for o in olds if o.id not in matched])
             if old is not None:
                 matched.add(old.id)
-                old.text, old.text_hash, old.missing = record.text, record.text_hash, False
+                old.source_text, old.source_hash = record.text, record.text_hash
+                old.missing = False
+                result.edits_kept += old.text_edited
+                if old.text_edited and old.text_hash == record.text_hash:
+                    old.text_edited = False  # the source now says what the maintainer did
+                elif old.text_edited:
+                    conflicted.append(old)
+                else:
+                    old.text, old.text_hash = record.text, record.text_hash
+                    touched.append(old)
                 updates.append(old)
-                touched.append(old)
                 result.rulings_reworded += 1
             else:
                 creates.append(
@@ -331,17 +381,37 @@ def _store_rulings(
                         date=record.date,
                         text=record.text,
                         text_hash=record.text_hash,
+                        source_text=record.text,
+                        source_hash=record.text_hash,
                     )
                 )
         for old in olds:
-            if old.id not in matched and not old.missing:
+            if old.id not in matched and not old.missing and old.source_hash:
                 old.missing = True
                 updates.append(old)
                 result.rulings_missing += 1
     made = Ruling.objects.bulk_create(creates, batch_size=1000)
-    Ruling.objects.bulk_update(updates, ["text", "text_hash", "missing"], batch_size=500)
+    Ruling.objects.bulk_update(
+        list({id(r): r for r in updates}.values()),
+        ["text", "text_hash", "source_text", "source_hash", "missing", "text_edited"],
+        batch_size=500,
+    )
     result.rulings_created = len(made)
     result.touched_rulings = [r.id for r in made] + [r.id for r in touched]
+    names = dict(
+        Card.objects.filter(id__in={r.card_id for r in conflicted}).values_list("id", "name_en")
+    )
+    result.conflicts += [
+        f"{names.get(r.card_id, r.card_id)}, ruling {r.id} of {r.date}: text: source changed, "
+        f"maintainer value kept (source now {r.source_text[:80]!r})"
+        for r in conflicted
+    ]
+
+
+def _identity(ruling: Ruling) -> str:
+    """What a file's ruling is matched on: the source's text, or for a ruling added by hand
+    (no source yet) its own text."""
+    return ruling.source_hash or ruling.text_hash
 
 
 def _reworded(record: RulingRecord, candidates: list[Ruling]) -> Ruling | None:
@@ -350,7 +420,8 @@ def _reworded(record: RulingRecord, candidates: list[Ruling]) -> Ruling | None:
     for old in candidates:
         if old.date != record.date:
             continue
-        score = SequenceMatcher(None, old.text.split(), words, autojunk=False).ratio()
+        before = (old.source_text or old.text).split()
+        score = SequenceMatcher(None, before, words, autojunk=False).ratio()
         if score >= best_score:
             best, best_score = old, score
     return best

@@ -5,8 +5,48 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+
+class TextListField(models.JSONField):
+    """A JSON list of texts (card keywords, colors). Readers get a list of strings even from a
+    legacy bad value (a string stored letter by letter, a dict): pages and the API never fail
+    on it; the admin's form field refuses such values on save."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return clean_text_list(super().from_db_value(value, expression, connection))
+
+
+def clean_text_list(value: Any) -> list[str]:
+    """The strings of a list; anything else (None, a string, a dict, numbers) is dropped."""
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str)]
+
+
+#: Card fields a maintainer may correct; an import never overwrites one they changed.
+EDITABLE_CARD_FIELDS = (
+    "name_en",
+    "name_fr",
+    "layout",
+    "mana_cost",
+    "type_line_en",
+    "type_line_fr",
+    "text_en",
+    "text_fr",
+    "power",
+    "toughness",
+    "loyalty",
+    "defense",
+    "mana_value",
+    "colors",
+    "keywords",
+    "fr_face_name",
+)
 
 
 class Card(models.Model):
@@ -26,12 +66,22 @@ class Card(models.Model):
     loyalty = models.CharField(max_length=10, blank=True)
     defense = models.CharField(max_length=10, blank=True)
     mana_value = models.FloatField(null=True, blank=True)
-    colors = models.JSONField(default=list, blank=True)
-    keywords = models.JSONField(default=list, blank=True)
+    colors = TextListField(default=list, blank=True)
+    keywords = TextListField(default=list, blank=True)
     printings = models.JSONField(default=list, blank=True)
     fr_face_name = models.CharField(max_length=300, blank=True)
     data_source = models.CharField(max_length=20, blank=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)  # the name index's staleness
+    edited = models.JSONField(
+        _("fields edited by a maintainer"),
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text=_(
+            "Field → what the source said when a maintainer changed it (updated by imports): "
+            "imports keep the maintainer's value and report when the source changes too."
+        ),
+    )
 
     class Meta:
         ordering = ["name_en"]
@@ -70,12 +120,26 @@ class RulingQuerySet(models.QuerySet):
 
 class Ruling(models.Model):
     """A dated ruling on a card. Sources give rulings no id: a ruling is its card, date and
-    text; a reworded ruling (same card and date, close text) is updated in place."""
+    text; a reworded ruling (same card and date, close text) is updated in place.
+
+    What the source says (`source_text`, whose hash is the identity imports match on) is kept
+    apart from the text shown, which a maintainer may correct (`text_edited`)."""
 
     card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="rulings")
     date = models.DateField(_("date"), db_index=True)
     text = models.TextField(_("text"))
-    text_hash = models.CharField(max_length=16)
+    text_hash = models.CharField(max_length=16)  # of the text shown
+    source_text = models.TextField(
+        _("source text"),
+        blank=True,
+        help_text=_("The text as the last imported file gave it (empty: added by hand)."),
+    )
+    source_hash = models.CharField(max_length=16, blank=True)  # the ruling's identity
+    text_edited = models.BooleanField(
+        _("text edited"),
+        default=False,
+        help_text=_("Corrected by a maintainer: imports keep this text."),
+    )
     missing = models.BooleanField(
         default=False,
         help_text=_("Absent from the last imported file that contained its card (kept)."),
@@ -110,7 +174,9 @@ class Ruling(models.Model):
         ordering = ["card", "date", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["card", "date", "text_hash"], name="rulings_ruling_identity"
+                fields=["card", "date", "source_hash"],
+                condition=~Q(source_hash=""),
+                name="rulings_ruling_source_identity",
             )
         ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -67,6 +68,25 @@ def name_key(name: str) -> str:
     return "name:" + slugify(name)[:70]
 
 
+#: The longest text each field holds (the database's column sizes; texts: a sane bound).
+MAX_LENGTH = {
+    "name": 300,
+    "layout": 30,
+    "mana_cost": 120,
+    "type_line": 300,
+    "power": 10,
+    "toughness": 10,
+    "loyalty": 10,
+    "defense": 10,
+    "data_source": 20,
+    "face_name": 300,
+}
+MAX_TEXT = 20_000
+MAX_ITEMS = 2_000
+#: Rulings are dated from Magic's first year to a little after today.
+FIRST_YEAR, LAST_YEAR = 1993, 2100
+
+
 def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str:
     value = obj.get(key)
     if value is None:
@@ -75,7 +95,47 @@ def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -
         return ""
     if not isinstance(value, str):
         raise RecordError(where, f"“{key}” is not text")
+    return _checked_text(value, key, where)
+
+
+def _checked_text(value: str, key: str, where: str) -> str:
+    if "\x00" in value:
+        raise RecordError(where, f"“{key}” contains a NUL character")
+    limit = MAX_LENGTH.get(key, MAX_TEXT)
+    if len(value) > limit:
+        raise RecordError(where, f"“{key}” is longer than {limit} characters ({len(value)})")
     return value
+
+
+def _texts(obj: dict[str, Any], key: str, where: str) -> list[str]:
+    """A list of texts (colors, keywords): a lone string is refused, not read letter by
+    letter."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RecordError(where, f"“{key}” must be a list of texts, not {_kind(value)}")
+    if len(value) > MAX_ITEMS:
+        raise RecordError(where, f"“{key}” has more than {MAX_ITEMS} items")
+    return [_checked_text(v, key, where) for v in value]
+
+
+def _objects(obj: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
+    """A list of JSON objects (faces, printings, rulings)."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise RecordError(where, f"“{key}” must be a list of objects, not {_kind(value)}")
+    if len(value) > MAX_ITEMS:
+        raise RecordError(where, f"“{key}” has more than {MAX_ITEMS} items")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {str: "text", bool: "true/false", int: "a number", float: "a number"}.get(
+        type(value), "a list with other items" if isinstance(value, list) else "an object"
+    )
 
 
 def _stat(obj: dict[str, Any], key: str, where: str) -> str:
@@ -109,13 +169,8 @@ def card_record(obj: Any, where: str) -> CardRecord:
         raise RecordError(where, "empty card name")
     oracle_id = _oracle_id(obj, where)
     scryfall = "card_faces" in obj or obj.get("object") == "card"
-    faces_src = obj.get("card_faces" if scryfall else "faces") or []
-    if not isinstance(faces_src, list):
-        raise RecordError(where, "faces must be a list")
     faces = []
-    for face in faces_src:
-        if not isinstance(face, dict):
-            raise RecordError(where, "a face must be a JSON object")
+    for face in _objects(obj, "card_faces" if scryfall else "faces", where):
         faces.append(
             {
                 "name": _str(face, "name", where, required=True),
@@ -131,11 +186,18 @@ def card_record(obj: Any, where: str) -> CardRecord:
     if not text and faces:
         text = "\n//\n".join(f["text"] for f in faces)
     mana_value = obj.get("cmc" if scryfall else "mana_value")
-    if mana_value is not None and not isinstance(mana_value, int | float):
-        raise RecordError(where, "mana value is not a number")
+    if mana_value is not None and (
+        isinstance(mana_value, bool)
+        or not isinstance(mana_value, int | float)
+        or not math.isfinite(mana_value)
+        or not 0 <= mana_value <= 1_000_000
+    ):
+        raise RecordError(where, f"mana value is not a number from 0 to 1000000: {mana_value!r}")
     fr = obj.get("fr")
     if fr is not None and not isinstance(fr, dict):
         raise RecordError(where, "“fr” must be an object")
+    if fr:
+        fr = {k: _checked_text(v, k, f"{where}, fr") for k, v in fr.items() if isinstance(v, str)}
     record = CardRecord(
         key=oracle_id or name_key(name),
         oracle_id=oracle_id,
@@ -149,21 +211,21 @@ def card_record(obj: Any, where: str) -> CardRecord:
         loyalty=_stat(obj, "loyalty", where),
         defense=_stat(obj, "defense", where),
         mana_value=float(mana_value) if mana_value is not None else None,
-        colors=[c for c in obj.get("colors") or [] if isinstance(c, str)],
-        keywords=[k for k in obj.get("keywords") or [] if isinstance(k, str)],
-        printings=[p for p in obj.get("printings") or [] if isinstance(p, dict)],
+        colors=_texts(obj, "colors", where),
+        keywords=_texts(obj, "keywords", where),
+        printings=_objects(obj, "printings", where),
         faces=faces,
         data_source=_str(obj, "data_source", where) or ("scryfall" if scryfall else ""),
-        fr={k: v for k, v in fr.items() if isinstance(v, str)} if fr else None,
+        fr=fr or None,
     )
-    for i, ruling in enumerate(obj.get("rulings") or [], start=1):
+    for i, ruling in enumerate(_objects(obj, "rulings", where), start=1):
         record.rulings.append(
             ruling_record(
                 {
                     "oracle_id": oracle_id,
                     "card_name": name,
-                    "published_at": (ruling or {}).get("date"),
-                    "comment": (ruling or {}).get("text"),
+                    "published_at": ruling.get("date"),
+                    "comment": ruling.get("text"),
                 },
                 f"{where}, ruling {i}",
             )
@@ -190,6 +252,8 @@ def ruling_record(obj: Any, where: str) -> RulingRecord:
         date = dt.date.fromisoformat(raw_date)
     except ValueError:
         raise RecordError(where, f"“published_at” is not a valid date: {raw_date!r}") from None
+    if not FIRST_YEAR <= date.year <= LAST_YEAR:
+        raise RecordError(where, f"“published_at” is out of range: {raw_date!r}")
     oracle_id = _oracle_id(obj, where)
     card_name = _str(obj, "card_name", where)
     if oracle_id is None and not card_name:

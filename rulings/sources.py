@@ -11,6 +11,7 @@ import io
 import json
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,25 +52,47 @@ def open_source(name: str) -> Iterator[IO[bytes]]:
 
 
 def read_records(name: str) -> Iterator[tuple[str, Any]]:
-    """(where, object) for every record of a JSON-lines file or a JSON array."""
-    with open_source(name) as stream:
-        head = stream.peek(64).lstrip()[:1]
-        if head == b"[":
-            try:
-                for i, obj in enumerate(ijson.items(stream, "item", use_float=True), start=1):
-                    yield f"item {i}", obj
-            except ijson.JSONError as exc:
-                raise SourceError(f"{name}: not valid JSON: {exc}") from None
-            return
-        for lineno, line in enumerate(io.TextIOWrapper(stream, encoding="utf-8"), start=1):
-            if not line.strip():
-                continue
-            try:
-                yield f"line {lineno}", json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield f"line {lineno}", _Malformed(f"not JSON: {exc.msg}")
-            except UnicodeDecodeError:
-                raise SourceError(f"{name}, line {lineno}: not UTF-8 text") from None
+    """(where, object) for every record of a JSON-lines file or a JSON array.
+
+    A record that is not UTF-8 or not JSON (or nested too deeply to read) comes as a
+    `_Malformed` naming what is wrong; a file that cannot be read to its end (a truncated
+    gzip, a broken array) raises SourceError naming the file and where it broke.
+    """
+    where = "the start"
+    try:
+        with open_source(name) as stream:
+            head = stream.peek(64).lstrip()[:1]
+            if head == b"[":
+                try:
+                    items = ijson.items(stream, "item", use_float=True)
+                    for i, obj in enumerate(items, start=1):
+                        where = f"item {i}"
+                        yield where, obj
+                except (ijson.JSONError, UnicodeDecodeError, RecursionError) as exc:
+                    raise SourceError(f"{name}: not valid JSON after {where}: {exc}") from None
+                return
+            for lineno, raw in enumerate(stream, start=1):
+                where = f"line {lineno}"
+                obj = _parse_line(raw)
+                if obj is not _BLANK:
+                    yield where, obj
+    except (EOFError, OSError, zlib.error) as exc:
+        raise SourceError(f"{name}: cannot be read after {where}: {exc}") from None
+
+
+def _parse_line(raw: bytes) -> Any:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _Malformed(f"not UTF-8 text (byte {exc.start + 1})")
+    if not line.strip():
+        return _BLANK
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        return _Malformed(f"not JSON: {exc.msg}")
+    except RecursionError:
+        return _Malformed("not JSON: nested too deeply")
 
 
 class _Malformed:
@@ -77,3 +100,6 @@ class _Malformed:
 
     def __init__(self, message: str) -> None:
         self.message = message
+
+
+_BLANK = object()  # an empty line: skipped

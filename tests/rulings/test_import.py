@@ -266,3 +266,152 @@ def test_files_are_read_from_a_url(http_dir: tuple[str, Path]) -> None:
     assert "cards: 2 created" in out
     with pytest.raises(CommandError, match="download failed"):
         run("import_cards", f"{url}/absent.jsonl", "--no-link")
+
+
+# A maintainer's work survives every import (issue 12).
+
+
+def test_a_reimport_keeps_a_maintainers_ruling_text_and_reports_a_source_change(
+    tmp_path: Path,
+) -> None:
+    from rulings.corrections import save_ruling
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    ruling = Ruling.objects.get(text__startswith="Bolt deals damage")
+    ruling.text = "Lightning Bolt deals damage; it isn't a loss of life."
+    save_ruling(ruling=ruling, changed=["text"])
+    # The same file again: the correction stays and nothing changes.
+    assert "nothing changed" in run("import_cards", path, "--no-link")
+    assert Ruling.objects.get(pk=ruling.pk).text == ruling.text
+    assert Ruling.objects.count() == 2 and not Ruling.objects.filter(missing=True).exists()
+    # The source rewords it too: the maintainer's text is kept, the conflict reported.
+    reworded = json.loads(json.dumps(BOLT))
+    reworded["rulings"][1]["text"] = "Bolt deals damage. It isn't a loss of life."
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", reworded), "--no-link")
+    assert "Lightning Bolt, ruling" in out and "source changed, maintainer value kept" in out
+    again = Ruling.objects.get(pk=ruling.pk)
+    assert again.text == ruling.text and again.text_edited
+    assert again.source_text == reworded["rulings"][1]["text"]
+    # Reported once: the same file again changes nothing.
+    assert "nothing changed" in run(
+        "import_cards", write_jsonl(tmp_path / "c.jsonl", reworded), "--no-link"
+    )
+
+
+def test_a_reimport_keeps_a_maintainers_card_fields_and_reports_a_source_change(
+    tmp_path: Path,
+) -> None:
+    from rulings.corrections import save_card
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    bolt = Card.objects.get(name_en="Lightning Bolt")
+    bolt.type_line_en, bolt.type_line_fr = "Instant — Arcane", "Éphémère : arcane"
+    save_card(card=bolt, changed=["type_line_en", "type_line_fr"])
+    assert "nothing changed" in run("import_cards", path, "--no-link")
+    bolt = Card.objects.get(pk=bolt.pk)
+    assert (bolt.type_line_en, bolt.type_line_fr) == ("Instant — Arcane", "Éphémère : arcane")
+    changed = dict(BOLT, type_line="Tribal Instant", mana_cost="{1}{R}")
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", changed), "--no-link")
+    assert "Lightning Bolt: type_line_en: source changed, maintainer value kept" in out
+    assert "type_line_fr" not in out  # the source did not change that one
+    bolt = Card.objects.get(pk=bolt.pk)
+    assert bolt.type_line_en == "Instant — Arcane" and bolt.mana_cost == "{1}{R}"
+    assert bolt.edited["type_line_en"] == "Tribal Instant"
+    # Set back to the source's value, the field is no longer an edit: imports update it again.
+    bolt.type_line_en = "Tribal Instant"
+    save_card(card=bolt, changed=["type_line_en"])
+    assert "type_line_en" not in Card.objects.get(pk=bolt.pk).edited
+
+
+def test_a_cards_file_without_rulings_leaves_the_rulings_alone(tmp_path: Path) -> None:
+    run("import_cards", write_jsonl(tmp_path / "a.jsonl", BOLT, ICE), "--no-link")
+    bare = {k: v for k, v in BOLT.items() if k != "rulings"}
+    out = run("import_cards", write_jsonl(tmp_path / "b.jsonl", bare, dict(ICE, rulings=[])))
+    assert "0 marked missing" in out
+    assert not Ruling.objects.filter(missing=True).exists()
+
+
+def test_decided_links_survive_reimports_and_relinking(tmp_path: Path) -> None:
+    from rulings.corrections import decide_links
+    from rulings.linking import link_rulings
+
+    path = write_jsonl(tmp_path / "a.jsonl", BOLT)
+    run("import_cards", path, "--no-link")
+    first, second = Ruling.objects.order_by("date")
+    lineages = [Lineage.objects.create(key=f"test-{n}", kind="chapter") for n in (1, 2)]
+    links = [
+        RulingLink.objects.create(ruling=first, lineage=lineages[0]),
+        RulingLink.objects.create(ruling=second, lineage=lineages[1]),
+    ]
+    decide_links(links=links[:1], kind=LinkKind.CONFIRMED)
+    decide_links(links=links[1:], kind=LinkKind.REJECTED)
+    run("import_cards", path)  # links too
+    link_rulings()
+    kinds = dict(RulingLink.objects.filter(lineage__in=lineages).values_list("ruling", "kind"))
+    assert kinds == {first.pk: LinkKind.CONFIRMED, second.pk: LinkKind.REJECTED}
+
+
+# Bad input is refused naming the file and the record, and changes nothing (issue 16).
+
+
+def _refused(path: Path, *expected: str) -> None:
+    before = Card.objects.count()
+    with pytest.raises(CommandError) as exc:
+        run("import_cards", str(path), "--no-link")
+    message = str(exc.value)
+    assert str(path) in message
+    for text in expected:
+        assert text in message, message
+    assert Card.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"keywords": "Flying"}, "“keywords” must be a list of texts, not text"),
+        ({"colors": [1]}, "“colors” must be a list of texts"),
+        ({"printings": 3}, "“printings” must be a list of objects"),
+        ({"rulings": ["x"]}, "“rulings” must be a list of objects"),
+        ({"faces": {"name": "A"}}, "“faces” must be a list of objects"),
+        ({"mana_value": float("nan")}, "mana value is not a number"),
+        ({"mana_value": float("inf")}, "mana value is not a number"),
+        ({"name": "Bolt\x00"}, "“name” contains a NUL character"),
+        ({"type_line": "x" * 301}, "“type_line” is longer than 300"),
+        ({"fr": {"name": "F\x00"}}, "fr: “name” contains a NUL character"),
+        ({"rulings": [{"date": "9999-12-31", "text": "Late."}]}, "out of range"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_refused(
+    tmp_path: Path, change: dict, expected: str
+) -> None:
+    run("import_cards", write_jsonl(tmp_path / "a.jsonl", ICE), "--no-link")
+    path = Path(write_jsonl(tmp_path / "bad.jsonl", ICE, dict(BOLT, **change)))
+    _refused(path, "line 2", expected)
+    assert not Card.objects.filter(name_en="Lightning Bolt").exists()
+
+
+def test_invalid_utf8_and_deep_nesting_are_refused_naming_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(
+        json.dumps(BOLT).encode()
+        + b'\n{"name": "Caf\xe9"}\n'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"\n"
+    )
+    _refused(path, "line 2: not UTF-8 text", "line 3: not JSON: nested too deeply")
+
+
+def test_a_truncated_gzip_is_refused(tmp_path: Path) -> None:
+    full = Path(write_jsonl(tmp_path / "full.jsonl.gz", BOLT, ICE, gz=True)).read_bytes()
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(full[: len(full) // 2])
+    _refused(path, "cannot be read")
+
+
+def test_invalid_utf8_in_a_json_array_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "oracle-cards.json"
+    path.write_bytes(b'[{"object": "card", "name": "Caf\xe9"}]')
+    _refused(path, "not valid JSON")

@@ -1,7 +1,8 @@
 """Import cards and their rulings, then link the rulings to the rules they lean on.
 
 Why: card data arrives as MTGJSON-style files (shared data) or Scryfall bulk downloads; rulings
-carry no id, so the import matches them by card, date and text and never deletes one.
+carry no id, so the import matches them by card, date and text and never deletes one. A
+maintainer's edits are kept; where the source changed an edited field too, the command lists it.
 """
 
 from __future__ import annotations
@@ -81,5 +82,15 @@ class Command(BaseCommand):
                     else ""
                 )
             )
+            if result.edits_kept:
+                self.stdout.write(
+                    f"{result.edits_kept} maintainer edit(s) kept (rulings and card fields)"
+                )
+            if result.conflicts:
+                self.stdout.write(
+                    f"{len(result.conflicts)} maintainer edit(s) kept where the source changed:"
+                )
+                for line in result.conflicts:
+                    self.stdout.write(f"  {line}")
             if not result.changed():
                 self.stdout.write("nothing changed")
