@@ -22,7 +22,9 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin
+from simple_history.admin import SimpleHistoryAdmin
 
+from audit.reverting import RevertingAdmin
 from search.admin import IndexedAdminMixin
 
 from .corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
@@ -133,7 +135,7 @@ class EditedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Card)
-class CardAdmin(IndexedAdminMixin, TranslationAdmin):
+class CardAdmin(IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
     form = CardForm
     list_display = ["name", "type_line", "mana_cost", "data_source", "updated_at"]
     search_fields = ["name_en", "name_fr", "oracle_id", "key"]
@@ -162,7 +164,8 @@ class CardAdmin(IndexedAdminMixin, TranslationAdmin):
         return format_html("<ul>{}</ul>", items)
 
     def save_model(self, request: HttpRequest, obj: Card, form: Any, change: bool) -> None:
-        save_card(card=obj, changed=form.changed_data)
+        obj._history_user = request.user
+        save_card(card=obj, changed=self.changed_fields(request, obj, form))
 
 
 class LinkInline(admin.TabularInline):
@@ -174,7 +177,7 @@ class LinkInline(admin.TabularInline):
 
 
 @admin.register(Ruling)
-class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
+class RulingAdmin(IndexedAdminMixin, RevertingAdmin):
     list_display = ["card", "date", "short_text", "text_edited", "missing", "is_heading"]
     list_filter = ["text_edited", "missing", "is_heading", "grouped_by_hand", "date"]
     list_select_related = ["card"]
@@ -195,8 +198,11 @@ class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
         return obj.text[:100]
 
     def save_model(self, request: HttpRequest, obj: Ruling, form: Any, change: bool) -> None:
-        # Links are recomputed in save_related, after the maintainer's link rows are saved.
-        save_ruling(ruling=obj, changed=form.changed_data, relink=False)
+        # Links are recomputed in save_related, after the maintainer's link rows are saved;
+        # a revert from the history has no link rows and no save_related: relinked here.
+        obj._history_user = request.user
+        reverting = self.reverting(request)
+        save_ruling(ruling=obj, changed=self.changed_fields(request, obj, form), relink=reverting)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
@@ -221,7 +227,7 @@ class RulingAdmin(IndexedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(RulingLink)
-class RulingLinkAdmin(admin.ModelAdmin):
+class RulingLinkAdmin(SimpleHistoryAdmin):
     """The review queue of inferred links: what the ruling says, on which card, the rule's
     number then (in the release in force on the ruling's date) and now, and the evidence."""
 
