@@ -94,6 +94,12 @@ class ReleaseAdmin(EditConflictMixin, LocalTabbedTranslationAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # releases are imported (import_rules), never typed in
 
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple:
+        """The removal service deletes the release's own rows and re-links its neighbours'
+        (their import records stay): what the page lists is the releases themselves."""
+        names = [f"{Release._meta.verbose_name}: {obj}" for obj in objs]
+        return names, {Release._meta.verbose_name_plural: len(names)}, set(), []
+
     def delete_model(self, request: HttpRequest, obj: Release) -> None:
         _remove_releases(request, [obj.effective_date])
 
@@ -125,7 +131,7 @@ class NumberInline(admin.TabularInline):
 
 
 @admin.register(Lineage)
-class LineageAdmin(ReadOnlyAdmin):
+class LineageAdmin(IndexedAdminMixin, ReadOnlyAdmin):
     list_display = ["key", "kind"]
     search_fields = ["key", "numbers__number"]
     list_filter = ["kind"]
@@ -133,7 +139,7 @@ class LineageAdmin(ReadOnlyAdmin):
 
 
 @admin.register(RuleNumber)
-class RuleNumberAdmin(ReadOnlyAdmin):
+class RuleNumberAdmin(IndexedAdminMixin, ReadOnlyAdmin):
     list_display = ["number", "valid_from", "valid_to", "previous_number", "lineage"]
     list_select_related = ["lineage"]
     search_fields = ["number"]
@@ -255,7 +261,7 @@ class GlossaryVersionForm(forms.ModelForm):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(ReadOnlyAdmin):
+class GlossaryTermAdmin(IndexedAdminMixin, ReadOnlyAdmin):
     list_display = ["key", "slug"]
     search_fields = ["key"]
 
