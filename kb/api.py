@@ -236,10 +236,10 @@ def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
     exists = selectors.existing_numbers(spans, date)
     return [
         TermOut(
-            term=t.version.aliases[0] if t.version.aliases else t.headword,
+            term=t.version.alias_list[0] if t.version.alias_list else t.headword,
             slug=t.slug,
             headword=t.headword,
-            aliases=t.version.aliases,
+            aliases=t.version.alias_list,
             obsolete=t.version.obsolete,
             text=t.version.text_en,
             references=_references(

@@ -28,6 +28,7 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
+from .models.glossary import alias_list
 
 HEADING_MAX = 80
 
@@ -126,7 +127,7 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
         "valid_to",
     )
     for g in qs.values(*fields).iterator(chunk_size=2000):
-        aliases = [a for a in g["aliases"] or [] if a != g["headword"]]
+        aliases = [a for a in alias_list(g["aliases"]) if a != g["headword"]]
         yield SearchDocument(
             kind="glossary",
             key=str(g["id"]),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Subquery
 from django.utils.safestring import SafeString
 
 from .diffing import REAL, classify, is_noise, word_diff
@@ -226,11 +226,25 @@ class ReleaseDiff:
 
 
 def archive_generation() -> str:
-    """Changes whenever a release is imported, replaced or removed (keys diff caches)."""
-    state = Release.objects.aggregate(n=Count("id"), last=Max("imported_at"))
+    """Changes whenever a release is imported, replaced or removed, or a maintainer edits a
+    text (keys diff caches: a cached diff must never show a text as it was before an edit).
+    Two queries: the releases' stamp with the latest edits, and the last import record."""
+    state = Release.objects.aggregate(
+        n=Count("id"),
+        last=Max("imported_at"),
+        rule_edit=Max(_latest_edit(RuleVersion)),
+        term_edit=Max(_latest_edit(GlossaryVersion)),
+    )
     record = ImportRecord.objects.aggregate(last=Max("id"))["last"]
     stamp = state["last"].timestamp() if state["last"] else 0
-    return f"{state['n']}-{stamp:.6f}-{record}"
+    return f"{state['n']}-{stamp:.6f}-{record}-{state['rule_edit']}-{state['term_edit']}"
+
+
+def _latest_edit(model: type) -> Subquery:
+    """The latest maintainer edit of a text (an indexed lookup)."""
+    return Subquery(
+        model.objects.filter(edited_at__isnull=False).order_by("-edited_at").values("edited_at")[:1]
+    )
 
 
 def ordered(one: Release, other: Release) -> tuple[Release, Release]:

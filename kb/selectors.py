@@ -38,6 +38,7 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
+from .models.glossary import alias_list
 from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
 
 #: number -> URL in the release being read (the page decides: current or dated links).
@@ -438,7 +439,7 @@ def _term_index(date: dt.date, checksum: str) -> TermIndex:
         .filter(obsolete=False)
         .values_list("term__slug", "aliases")
     ):
-        for alias in aliases:
+        for alias in alias_list(aliases):
             clean = " ".join(re.findall(r"[A-Za-z][A-Za-z’'-]*", alias)).casefold()
             if len(clean.split()) >= 2 and "[" not in alias:
                 slugs.setdefault(clean, slug)
@@ -471,7 +472,7 @@ def glossary_names(date: dt.date) -> dict[str, GlossaryName]:
     rows = sorted(rows, key=lambda r: (r[3].rstrip().endswith("(Obsolete)"), r[1], r[0]))
     for vid, term_id, slug, headword, aliases in rows:
         entry = GlossaryName(term_id, slug, vid, headword)
-        for name in [headword, *(aliases or [])]:
+        for name in [headword, *alias_list(aliases)]:
             out.setdefault(glossary_key(name), entry)
     return out
 

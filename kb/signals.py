@@ -5,3 +5,11 @@ from django.dispatch import Signal
 #: Sent after a release is imported, replaced or removed and committed.
 #: kwargs: effective_date (datetime.date), action ("created", "replaced", "removed").
 release_changed = Signal()
+
+#: Sent after a maintainer's edit is committed (kb.editing), so that what leans on the text
+#: follows it (the rulings app re-resolves its links to the lineage).
+#: sender: the kind, a str; kwargs: kind ("rule", "glossary", "vocabulary"), object_id (the
+#: RuleVersion / GlossaryVersion / VocabularyTerm id), lineage_id (Lineage id for "rule" and
+#: "vocabulary", GlossaryTerm id for "glossary"; may be None), fields (tuple of the field
+#: names changed, "examples" for an added or removed example), user (str).
+text_edited = Signal()

@@ -535,6 +535,43 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Cards and rulings to review"): "Cartes et décisions à revoir",
     ("", "keywords"): "mots-clés",
     ("", "colors"): "couleurs",
+    ("", "official English text"): "texte anglais officiel",
+    ("", "English edited"): "anglais modifié",
+    ("", "French edited"): "français modifié",
+    ("", "edited by"): "modifié par",
+    ("", "edited at"): "modifié le",
+    ("", "mined French term"): "terme français extrait",
+    ("", "official source"): "source officielle",
+    ("", "added by a maintainer"): "ajouté par un mainteneur",
+    ("", "(empty)"): "(vide)",
+    (
+        "",
+        "“valid to” must be after “valid from”.",
+    ): "« valide jusqu’au » doit suivre « valide du ».",
+    (
+        "",
+        "A rule number is lower case, e.g. 602.2a.",
+    ): "Un numéro de règle s’écrit en minuscules, p. ex. 602.2a.",
+    (
+        "",
+        "This form lost its edit stamp: reload the page and make your change again.",
+    ): "Ce formulaire a perdu son tampon de modification : rechargez la page et refaites votre modification.",
+    (
+        "",
+        "Someone else changed this field since you opened the form. Saved now: %(theirs)s. Yours: %(yours)s. Save again to replace their value with yours, or reload to keep theirs.",
+    ): "Quelqu’un d’autre a modifié ce champ depuis l’ouverture du formulaire. Enregistré : %(theirs)s. Le vôtre : %(yours)s. Enregistrez à nouveau pour remplacer sa valeur par la vôtre, ou rechargez pour garder la sienne.",
+    (
+        "",
+        "The English text as the official source printed it, kept once a maintainer edited the English text (empty: never edited).",
+    ): "Le texte anglais tel que la source officielle l’imprime, conservé dès qu’un mainteneur modifie le texte anglais (vide : jamais modifié).",
+    (
+        "",
+        "The English text as printed, kept once a maintainer edited it.",
+    ): "Le texte anglais imprimé, conservé dès qu’un mainteneur l’a modifié.",
+    (
+        "",
+        "What the last rebuild mined, kept apart from an edited French term.",
+    ): "Ce que la dernière reconstruction a extrait, conservé à part d’un terme français modifié.",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

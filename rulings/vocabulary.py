@@ -308,7 +308,8 @@ class Report:
 
 
 def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
-    """Replace the vocabulary table with what the cards and the curated list say. Atomic."""
+    """Rebuild the vocabulary table from what the cards and the curated list say, keeping
+    every term a maintainer edited (see `_store`). Atomic."""
     curated = read_curated(curated_path)
     keywords = keywords_in_force()
     pairs = list(card_pairs())
@@ -389,12 +390,45 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
         if row.glossary_term_id is None:
             row.glossary_term_id = glossary_by_name.get(glossary_key(row.en))
     with transaction.atomic():
-        VocabularyTerm.objects.all().delete()
-        VocabularyTerm.objects.bulk_create(rows.values(), batch_size=500)
+        _store(rows)
         # French terms are searchable on the rules and glossary entries they name.
         enqueue("rule")
         enqueue("glossary")
     return report
+
+
+_EVIDENCE = ["mined_fr", "source", "agreeing", "seen", "alternatives", "lineage", "glossary_term"]
+
+
+def _store(rows: dict[tuple[str, str], VocabularyTerm]) -> None:
+    """Write the rebuilt rows without losing a maintainer's work.
+
+    A row a maintainer edited keeps its id, its French term and its "checked" mark; the rebuild
+    only refreshes its evidence (what the cards now say goes to `mined_fr`). An edited row the
+    rebuild no longer produces stays as it is. A row only ticked "checked" keeps the mark while
+    the mined term is still the one that was checked. Every other row is rebuilt.
+    """
+    for row in rows.values():
+        row.mined_fr = row.fr
+    old = {(t.en, t.kind): t for t in VocabularyTerm.objects.all()}
+    keep: list[VocabularyTerm] = []
+    for key, row in rows.items():
+        was = old.get(key)
+        if was is None:
+            continue
+        if was.edited:
+            for name in _EVIDENCE:
+                setattr(was, name, getattr(row, name))
+            keep.append(was)
+        elif was.checked and was.fr == row.fr:
+            row.checked = True
+    kept_ids = {t.pk for t in keep} | {t.pk for t in old.values() if t.edited}
+    VocabularyTerm.objects.exclude(pk__in=kept_ids).delete()
+    VocabularyTerm.objects.bulk_update(keep, _EVIDENCE, batch_size=500)
+    kept_keys = {(t.en, t.kind) for t in old.values() if t.edited}
+    VocabularyTerm.objects.bulk_create(
+        [row for key, row in rows.items() if key not in kept_keys], batch_size=500
+    )
 
 
 def _today_release() -> dt.date:

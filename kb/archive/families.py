@@ -138,6 +138,41 @@ class RuleTextTable(Table):
         )
 
 
+def source_texts(date: dt.date) -> dict[int, tuple[str, str]]:
+    """What the official source printed, for the versions valid on `date` that a maintainer
+    changed (English text, an example edited or added): version id -> (text, text hash).
+
+    The timeline matches a new release against what the source printed, not against the
+    maintainer's wording: an unchanged rule then keeps its row, and the maintainer's work on it.
+    """
+    from django.db.models import Q
+
+    edited = set(
+        RuleVersion.objects.filter(valid_on(date), en_edited=True).values_list("id", flat=True)
+    )
+    edited |= set(
+        Example.objects.filter(valid_on(date, "version__"))
+        .filter(Q(origin="maintainer") | Q(en_edited=True))
+        .values_list("version_id", flat=True)
+    )
+    if not edited:
+        return {}
+    examples: dict[int, list[str]] = {vid: [] for vid in edited}
+    for vid, text, source, en_edited in (
+        Example.objects.filter(version_id__in=edited, origin="source")
+        .order_by("version_id", "position")
+        .values_list("version_id", "text_en", "source_text", "en_edited")
+    ):
+        examples[vid].append(source if en_edited else text)
+    out = {}
+    for vid, text, source, en_edited in RuleVersion.objects.filter(id__in=edited).values_list(
+        "id", "text_en", "source_text", "en_edited"
+    ):
+        printed = source if en_edited else text
+        out[vid] = (printed, hashes(printed, tuple(examples[vid])).text)
+    return out
+
+
 _REFERENCE_FIELDS = [
     "rule_version",
     "glossary_version",
@@ -172,6 +207,10 @@ class RuleFamily(Family):
                 valid_on(date)
             ).values_list("id", "lineage_id", "text_en", "text_hash", "valid_from", "valid_to")
         }
+        official = source_texts(date)
+        for lid, (rid, _text, _th, start, end) in list(texts.items()):
+            if rid in official:
+                texts[lid] = (rid, *official[rid], start, end)
         cells = []
         for rid, lid, number, kind, ordinal, start, end in (
             RuleNumber.objects.filter(valid_on(date))

@@ -14,15 +14,17 @@ from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from kb.crtext.model import Document
 from kb.crtext.numbers import is_number
 from kb.crtext.references import expand_targets
-from kb.models import Anomaly, ImportRecord, Release
+from kb.models import Anomaly, GlossaryTerm, ImportRecord, Lineage, Release, RuleVersion
 from kb.models.versioning import valid_on
 from kb.signals import release_changed
 from search.indexing import enqueue
 
+from . import carry
 from .families import GlossaryFamily, RuleFamily
 from .texts import analyse
 from .timeline import Cell, Column, Family, restitch
@@ -70,11 +72,17 @@ class Importer:
         set_name: str = "",
         set_code: str = "",
         replace: bool = False,
+        force: bool = False,
     ) -> ImportResult:
-        """Store one parsed English release; refuse a different text for a loaded date."""
+        """Store one parsed English release; refuse a different text for a loaded date.
+
+        Replacing keeps maintainers' work (see kb.archive.carry); what it cannot keep makes it
+        refuse, unless `force`, and then the import record keeps the list."""
         last, self._last = self._last, None
         with transaction.atomic():
-            result, cells = self._import(doc, checksum, source, set_name, set_code, replace, last)
+            result, cells = self._import(
+                doc, checksum, source, set_name, set_code, replace, last, force
+            )
         if cells is not None:
             self._last = (doc.effective_date, cells)
         return result
@@ -87,6 +95,15 @@ class Importer:
             if release is None:
                 raise ImportRefused(f"no release effective {effective_date.isoformat()} is loaded")
             _remove(release)
+            ImportRecord.objects.create(
+                effective_date=effective_date,
+                lang="en",
+                source=release.source,
+                sha256=release.sha256,
+                action=ImportRecord.Action.REMOVED,
+                counts=release.counts,
+                user=self.user[:150],
+            )
             _reindex()
             transaction.on_commit(
                 lambda: release_changed.send(
@@ -94,11 +111,12 @@ class Importer:
                 )
             )
 
-    def _import(self, doc, checksum, source, set_name, set_code, replace, last):
+    def _import(self, doc, checksum, source, set_name, set_code, replace, last, force=False):
         started = time.perf_counter()
         date = doc.effective_date
         existing = Release.objects.filter(effective_date=date).first()
         action = "created"
+        carried, spared = None, None
         if existing is not None:
             if existing.sha256 == checksum:
                 return ImportResult(date, "unchanged", dict(existing.counts)), None
@@ -109,19 +127,34 @@ class Importer:
                 )
             set_name = set_name or existing.set_name_en or ""
             set_code = set_code or existing.set_code
-            _remove(existing)
+            carried = carry.read(date)
+            spared = {Lineage: set(), GlossaryTerm: set()}
+            _remove(existing, spared=spared)
             action, last = "replaced", None
-        release = Release.objects.create(
-            effective_date=date,
-            set_name_en=set_name,
-            set_code=set_code,
-            title=doc.title,
-            introduction=doc.introduction,
-            credits=doc.credits,
-            source=source[:500],
-            sha256=checksum,
-        )
-        cells = _insert(release, doc, last)
+        if existing is not None:
+            # The same row: what points at the release (French texts' fr_release, ruling
+            # links' release) keeps pointing at it.
+            release = existing
+            release.anomalies.all().delete()
+            for name, value in _release_fields(doc, source, checksum, set_name, set_code).items():
+                setattr(release, name, value)
+            release.imported_at = timezone.now()
+            release.save()
+        else:
+            release = Release.objects.create(
+                effective_date=date, **_release_fields(doc, source, checksum, set_name, set_code)
+            )
+        cells = _insert(release, doc, last, spared)
+        if carried is not None:
+            for vid in carry.restore(carried, date):
+                from kb.editing import refresh_rule_version
+
+                refresh_rule_version(RuleVersion(pk=vid, lineage_id=_lineage_of(vid)))
+            carry.orphans(carried, spared)
+            if carried.lost and not force:
+                raise ImportRefused(_lost_message(source or str(date), carried.lost))
+            carry.delete_orphans(spared)
+            cells = None  # rows were changed after the cells were made: reload next time
         anomalies = _anomalies(release, doc)
         Anomaly.objects.bulk_create(anomalies)
         counts = document_counts(doc, len(anomalies))
@@ -139,12 +172,43 @@ class Importer:
             anomaly_count=len(anomalies),
             user=self.user[:150],
             seconds=seconds,
+            carried=carried.counts if carried else {},
+            lost=carried.lost if carried else [],
         )
         _reindex()
         transaction.on_commit(
             lambda: release_changed.send(sender=Release, effective_date=date, action=action)
         )
         return ImportResult(date, action, counts, len(anomalies), seconds), cells
+
+
+def _release_fields(doc, source, checksum, set_name, set_code) -> dict[str, Any]:
+    return {
+        "set_name_en": set_name,
+        "set_code": set_code,
+        "title": doc.title,
+        "introduction": doc.introduction,
+        "credits": doc.credits,
+        "source": source[:500],
+        "sha256": checksum,
+    }
+
+
+def _lineage_of(version_id: int) -> int:
+    return RuleVersion.objects.filter(pk=version_id).values_list("lineage_id", flat=True).get()
+
+
+def _lost_message(what: str, lost: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{what}: replacing would lose maintainers' work ({len(lost)} item(s)); "
+        "nothing was changed. Use --force to replace anyway (the import record keeps them):"
+    ]
+    for item in lost[:50]:
+        where = item.get("rule") or item.get("glossary") or ""
+        lines.append(f"  - {where} {item['what']}: {item['reason']}".replace("  - ", "  - ", 1))
+    if len(lost) > 50:
+        lines.append(f"  … and {len(lost) - 50} more")
+    return "\n".join(lines)
 
 
 def _reindex() -> None:
@@ -161,7 +225,10 @@ def import_document(doc: Document, **kwargs: Any) -> ImportResult:
 
 
 def _insert(
-    release: Release, doc: Document, last: tuple[dt.date, list[list[Cell]]] | None
+    release: Release,
+    doc: Document,
+    last: tuple[dt.date, list[list[Cell]]] | None,
+    spared: dict[type, set[int]] | None = None,
 ) -> list[list[Cell]]:
     date = release.effective_date
     prev = Release.objects.before(date)
@@ -184,6 +251,7 @@ def _insert(
             columns,
             earlier_exists=prev is not None and _exists_before(prev.effective_date),
             later_exists=nxt is not None and _exists_after(nxt.effective_date),
+            spare=spared[family.lineage_model] if spared is not None else None,
         )
         for c in new.cells:
             c.data = None  # from now on these cells stand for stored rows
@@ -191,7 +259,9 @@ def _insert(
     return out
 
 
-def _remove(release: Release) -> None:
+def _remove(release: Release, spared: dict[type, set[int]] | None = None) -> None:
+    """Remove a release's rows (relinking its neighbours); with `spared` (a replacement),
+    lineages left empty are kept aside for the new text and the release row is kept."""
     date = release.effective_date
     prev = Release.objects.before(date)
     nxt = Release.objects.after(date)
@@ -215,8 +285,10 @@ def _remove(release: Release) -> None:
             earlier_exists=first is not None and _exists_before(first, exclude=date),
             later_exists=last is not None and _exists_after(last, exclude=date),
             doomed=doomed,
+            spare=spared[family.lineage_model] if spared is not None else None,
         )
-    release.delete()
+    if spared is None:
+        release.delete()
 
 
 def _exists_before(date: dt.date, exclude: dt.date | None = None) -> bool:

@@ -112,10 +112,14 @@ def restitch(
     earlier_exists: bool,
     later_exists: bool,
     doomed: Sequence[Sequence[int]] = (),
+    spare: set[int] | None = None,
 ) -> set[int]:
     """Rebuild the rows of a window of consecutive releases; return the lineages touched.
 
     `doomed` lists, per table, rows of a removed release that no column holds any more.
+    `spare` (a release being replaced): lineages left empty are added to it instead of being
+    deleted, and a new chain whose key one of them holds takes it back, so that what points
+    at a lineage from other apps (ruling links) survives the replacement.
     """
     doomed = list(doomed) or [[] for _ in family.tables]
     # Lineages of rows that only the removed release held: deleted below if left empty.
@@ -129,27 +133,29 @@ def restitch(
         for table, ids in zip(family.tables, doomed, strict=True):
             for chunk in chunks(ids):
                 table.model.objects.filter(id__in=chunk).delete()
-        _delete_empty_lineages(family, candidates)
+        _delete_empty_lineages(family, candidates, spare)
         return set()
     pred = _links(family, columns)
     chains, chain_of = _chains(columns, pred)
     if family.keyed_lineages:
         chain_lineage = _keyed_chain_lineages(family, columns, chains, earlier_exists)
     else:
-        chain_lineage = _chain_lineages(family, columns, chains, earlier_exists)
+        chain_lineage = _chain_lineages(family, columns, chains, earlier_exists, spare)
     window = _Window(columns, pred, chain_of, chain_lineage, earlier_exists, later_exists)
     touched: set[int] = set()
     for t, table in enumerate(family.tables):
         touched |= _rebuild_table(table, t, window, doomed[t])
     candidates |= {c.lineage_id for col in columns for c in col.cells if c.lineage_id is not None}
-    _delete_empty_lineages(family, candidates - set(chain_lineage))
+    _delete_empty_lineages(family, candidates - set(chain_lineage), spare)
     for table in family.tables:
         table.refresh_derived(touched)
     return touched
 
 
-def _delete_empty_lineages(family: Family, candidates: set[int]) -> None:
-    """Delete the candidate lineages that no row holds any more."""
+def _delete_empty_lineages(
+    family: Family, candidates: set[int], spare: set[int] | None = None
+) -> None:
+    """Delete the candidate lineages that no row holds any more (or spare them)."""
     first = family.tables[0]
     alive: set[int] = set()
     for chunk in chunks(sorted(candidates)):
@@ -158,6 +164,9 @@ def _delete_empty_lineages(family: Family, candidates: set[int]) -> None:
                 first.lineage_attr, flat=True
             )
         )
+    if spare is not None:
+        spare.update(candidates - alive)
+        return
     for chunk in chunks(sorted(candidates - alive)):
         family.lineage_model.objects.filter(id__in=chunk).delete()
 
@@ -201,11 +210,13 @@ def _chain_lineages(
     columns: list[Column],
     chains: list[list[tuple[int, int]]],
     earlier_exists: bool,
+    spare: set[int] | None = None,
 ) -> list[int]:
     """A lineage per chain.
 
     Chains already running before the window keep theirs. Others take a free lineage of one of
-    their cells under a new key (fewer rows to relabel), or a new one.
+    their cells under a new key (fewer rows to relabel), a spared lineage holding their key,
+    or a new one.
     """
 
     def cell(ji: tuple[int, int]) -> Cell:
@@ -229,7 +240,20 @@ def _chain_lineages(
                 lineage[c] = lid
                 taken.add(lid)
                 break
+    spared = _spared_by_key(family, spare, {keys[c] for c in range(len(chains)) if keys[c]})
+    for c in range(len(chains)):
+        lid = spared.get(keys[c]) if keys[c] else None
+        if lineage[c] is None and lid is not None and lid not in taken:
+            lineage[c] = lid
+            taken.add(lid)
     rekey = {lineage[c]: keys[c] for c in range(len(chains)) if keys[c] and lineage[c]}
+    # A spared lineage not taken back must not hold a key another lineage is given now.
+    wanted = set(rekey.values())
+    clash = {
+        lid: f"~spared{lid}" for key, lid in spared.items() if key in wanted and lid not in taken
+    }
+    if clash:
+        _set_keys(family.lineage_model, clash)
     if rekey:
         _set_keys(family.lineage_model, rekey)
     fresh = [c for c in range(len(chains)) if lineage[c] is None]
@@ -240,6 +264,19 @@ def _chain_lineages(
         for c, obj in zip(fresh, created, strict=True):
             lineage[c] = obj.pk
     return lineage
+
+
+def _spared_by_key(family: Family, spare: set[int] | None, keys: set[str]) -> dict[str, int]:
+    if not spare:
+        return {}
+    found: dict[str, int] = {}
+    for chunk in chunks(sorted(spare)):
+        found.update(
+            (k, i)
+            for i, k in family.lineage_model.objects.filter(id__in=chunk).values_list("id", "key")
+            if k in keys
+        )
+    return found
 
 
 def _keyed_chain_lineages(

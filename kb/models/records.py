@@ -28,6 +28,7 @@ class ImportRecord(models.Model):
     class Action(models.TextChoices):
         CREATED = "created", _("created")
         REPLACED = "replaced", _("replaced")
+        REMOVED = "removed", _("removed")
 
     release = models.ForeignKey(
         "kb.Release", null=True, on_delete=models.SET_NULL, related_name="import_records"
@@ -41,6 +42,10 @@ class ImportRecord(models.Model):
     anomaly_count = models.PositiveIntegerField(default=0)
     user = models.CharField(max_length=150, blank=True)
     seconds = models.FloatField(default=0)
+    # What a replacement carried over from the replaced release (French texts, added
+    # examples, kept lineages) and what it could not ("--force"): kept here, never lost.
+    carried = models.JSONField(default=dict, blank=True, db_default={})
+    lost = models.JSONField(default=list, blank=True, db_default=[])
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

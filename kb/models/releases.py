@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import models
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 
@@ -48,3 +49,10 @@ class Release(models.Model):
     def __str__(self) -> str:
         name = f" ({self.set_name})" if self.set_name else ""
         return f"{self.effective_date.isoformat()}{name}"
+
+    def get_absolute_url(self) -> str:
+        """The release's table of contents ("View on site")."""
+        try:
+            return reverse("kb:contents", kwargs={"release": self.effective_date.isoformat()})
+        except NoReverseMatch:
+            return ""

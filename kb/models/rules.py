@@ -5,11 +5,46 @@ from __future__ import annotations
 import datetime as dt
 from typing import Self
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from .versioning import IntervalBase, IntervalQuerySet, TextVersionBase, valid_on
+from kb.crtext.numbers import is_number
+
+from .versioning import IntervalBase, IntervalQuerySet, TextVersionBase, interval_check, valid_on
+
+
+def interval_errors(obj: IntervalBase, label: str) -> dict[str, str]:
+    """An inverted or empty interval, named by the row it concerns (what model clean() and
+    the edit services report: "which rule, which release, which field")."""
+    if obj.valid_from and obj.valid_to and obj.valid_from >= obj.valid_to:
+        return {
+            "valid_to": f"{label}: “valid to” ({obj.valid_to.isoformat()}) must be after "
+            f"“valid from” ({obj.valid_from.isoformat()})."
+        }
+    return {}
+
+
+def overlap_errors(obj: IntervalBase, siblings: models.QuerySet, label: str) -> dict[str, str]:
+    """Two rows of one lineage valid on the same date would show the rule twice."""
+    if not obj.valid_from:
+        return {}
+    others = siblings.exclude(pk=obj.pk).filter(
+        Q(valid_to__isnull=True) | Q(valid_to__gt=obj.valid_from)
+    )
+    if obj.valid_to:
+        others = others.filter(valid_from__lt=obj.valid_to)
+    clash = others.order_by("valid_from").first()
+    if clash is None:
+        return {}
+    end = clash.valid_to.isoformat() if clash.valid_to else "…"
+    return {
+        "valid_from": f"{label}: this interval overlaps another row of the same rule, valid "
+        f"[{clash.valid_from.isoformat()}, {end})."
+    }
 
 
 class EntryKind(models.TextChoices):
@@ -61,6 +96,16 @@ class RuleNumber(IntervalBase):
 
     class Meta:
         verbose_name = _("rule number")
+        constraints = [
+            interval_check("kb_rn_interval"),
+            # A number is lower case and never empty ("602.2A" is not a rule number).
+            models.CheckConstraint(
+                condition=Q(number=Lower("number")) & ~Q(number=""),
+                name="kb_rn_number_shape",
+                violation_error_message=_("A rule number is lower case, e.g. 602.2a."),
+            ),
+            models.UniqueConstraint(fields=["lineage", "valid_from"], name="kb_rn_lineage_once"),
+        ]
         indexes = [
             models.Index(fields=["number", "valid_from"], name="kb_rn_number_from"),
             models.Index(fields=["chapter", "valid_from"], name="kb_rn_chapter_from"),
@@ -70,6 +115,19 @@ class RuleNumber(IntervalBase):
     def __str__(self) -> str:
         end = self.valid_to.isoformat() if self.valid_to else "…"
         return f"{self.number} [{self.valid_from.isoformat()}, {end})"
+
+    def clean(self) -> None:
+        label = f"rule {self.number or '?'} from {self.valid_from or '?'}"
+        errors = interval_errors(self, label)
+        if self.number and not is_number(self.number):
+            errors["number"] = (
+                f"{label}: “{self.number}” is not a rule number (e.g. 602.2a, 702.19, 100)."
+            )
+        if self.lineage_id and not errors:
+            siblings = RuleNumber.objects.filter(lineage_id=self.lineage_id)
+            errors.update(overlap_errors(self, siblings, label))
+        if errors:
+            raise ValidationError(errors)
 
 
 class RuleVersionQuerySet(IntervalQuerySet):
@@ -92,17 +150,76 @@ class RuleVersion(TextVersionBase):
 
     class Meta:
         verbose_name = _("rule version")
+        constraints = [
+            interval_check("kb_rv_interval"),
+            models.UniqueConstraint(fields=["lineage", "valid_from"], name="kb_rv_lineage_once"),
+        ]
         indexes = [models.Index(fields=["lineage", "valid_from"], name="kb_rv_lineage_from")]
 
     def __str__(self) -> str:
         end = self.valid_to.isoformat() if self.valid_to else "…"
         return f"{self.lineage.key} [{self.valid_from.isoformat()}, {end})"
 
+    def number_on(self, date: object = None) -> str:
+        """The number the lineage held on `date` (default: the version's first day)."""
+        when = date or self.valid_from
+        number = (
+            RuleNumber.objects.filter(lineage_id=self.lineage_id)
+            .as_of(when)
+            .values_list("number", flat=True)
+            .first()
+        )
+        return number or ""
+
+    def label(self) -> str:
+        """How messages name this version: "rule 602.2a (2025-06-06)"."""
+        return f"rule {self.number_on() or self.lineage_id} ({self.valid_from})"
+
+    def get_absolute_url(self) -> str:
+        """The public page of this wording: its number in its first release ("View on site")."""
+        number = self.number_on()
+        try:
+            return reverse(
+                "kb:rule", kwargs={"release": self.valid_from.isoformat(), "number": number}
+            )
+        except NoReverseMatch:
+            return ""
+
+    def clean(self) -> None:
+        label = self.label() if self.lineage_id and self.valid_from else "rule version"
+        errors = interval_errors(self, label)
+        if self.lineage_id and not errors:
+            siblings = RuleVersion.objects.filter(lineage_id=self.lineage_id)
+            errors.update(overlap_errors(self, siblings, label))
+        if errors:
+            raise ValidationError(errors)
+
+
+class ExampleOrigin(models.TextChoices):
+    SOURCE = "source", _("official source")
+    MAINTAINER = "maintainer", _("added by a maintainer")
+
 
 class Example(models.Model):
     version = models.ForeignKey(RuleVersion, on_delete=models.CASCADE, related_name="examples")
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
+    origin = models.CharField(
+        max_length=10,
+        choices=ExampleOrigin.choices,
+        default=ExampleOrigin.SOURCE,
+        db_default=ExampleOrigin.SOURCE,
+    )
+    source_text = models.TextField(
+        _("official English text"),
+        blank=True,
+        db_default="",
+        help_text=_("The English text as printed, kept once a maintainer edited it."),
+    )
+    en_edited = models.BooleanField(_("English edited"), default=False, db_default=False)
+    fr_edited = models.BooleanField(_("French edited"), default=False, db_default=False)
+    edited_by = models.CharField(_("edited by"), max_length=150, blank=True, db_default="")
+    edited_at = models.DateTimeField(_("edited at"), null=True, blank=True)
 
     class Meta:
         ordering = ["version", "position"]

@@ -34,6 +34,16 @@ class IntervalQuerySet(models.QuerySet):
         return self.filter(valid_on(date))
 
 
+def interval_check(name: str) -> models.CheckConstraint:
+    """valid_from < valid_to where the interval is closed: an empty or inverted interval would
+    show a version in no release, or in releases where another one is in force."""
+    return models.CheckConstraint(
+        condition=Q(valid_to__isnull=True) | Q(valid_from__lt=models.F("valid_to")),
+        name=name,
+        violation_error_message=_("“valid to” must be after “valid from”."),
+    )
+
+
 class IntervalBase(models.Model):
     """A value held over [valid_from, valid_to) effective dates (valid_to empty while current).
 
@@ -75,6 +85,21 @@ class TextVersionBase(IntervalBase):
         help_text=_("The English release the French text translates."),
     )
     fr_status = models.CharField(max_length=12, choices=FrenchStatus.choices, blank=True)
+    # What a maintainer changed, kept apart from what the official source says, so that an
+    # import can tell the two apart and carry the maintainer's work over (kb.editing writes them).
+    source_text = models.TextField(
+        _("official English text"),
+        blank=True,
+        db_default="",
+        help_text=_(
+            "The English text as the official source printed it, kept once a "
+            "maintainer edited the English text (empty: never edited)."
+        ),
+    )
+    en_edited = models.BooleanField(_("English edited"), default=False, db_default=False)
+    fr_edited = models.BooleanField(_("French edited"), default=False, db_default=False)
+    edited_by = models.CharField(_("edited by"), max_length=150, blank=True, db_default="")
+    edited_at = models.DateTimeField(_("edited at"), null=True, blank=True, db_index=True)
 
     class Meta:
         abstract = True

@@ -40,6 +40,18 @@ class VocabularyTerm(models.Model):
     seen = models.PositiveIntegerField(default=0, help_text=_("Cards examined for the term."))
     alternatives = models.JSONField(default=list, blank=True)
     checked = models.BooleanField(default=False, help_text=_("Checked by hand."))
+    # A maintainer's French term outlives every rebuild: the rebuild refreshes the mined
+    # evidence (mined_fr, agreeing, seen, alternatives) and leaves `fr` alone once edited.
+    edited = models.BooleanField(_("edited by a maintainer"), default=False, db_default=False)
+    mined_fr = models.CharField(
+        _("mined French term"),
+        max_length=120,
+        blank=True,
+        db_default="",
+        help_text=_("What the last rebuild mined, kept apart from an edited French term."),
+    )
+    edited_by = models.CharField(_("edited by"), max_length=150, blank=True, db_default="")
+    edited_at = models.DateTimeField(_("edited at"), null=True, blank=True)
 
     class Meta:
         ordering = ["en"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from kb.crtext.numbers import kind_of
 from kb.crtext.references import find_references
 from kb.models import GlossaryVersion, RuleNumber, RuleVersion
+from kb.models.glossary import alias_list
 
 from .terms import WORD_RE, Term, word
 
@@ -125,7 +126,7 @@ def _glossary(date: dt.date) -> list[Defined]:
     names: dict[str, tuple[str, ...]] = {}
     for headword, aliases, text in rows:
         key = _OBSOLETE_RE.sub("", headword).casefold()
-        names[key] = tuple(aliases or [headword])
+        names[key] = tuple(alias_list(aliases) or [headword])
         number = _defining(r.target for r in find_references(text))
         if number:
             cited[key] = number

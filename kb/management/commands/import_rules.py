@@ -54,7 +54,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--replace",
             action="store_true",
-            help="Replace a loaded release whose text differs (otherwise it is refused).",
+            help="Replace a loaded release whose text differs (otherwise it is refused). "
+            "Maintainers' work on it (French texts, corrections, added examples, what other "
+            "apps link to its rules) is carried over; what cannot be is listed and refused.",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="With --replace: replace even if some maintainers' work cannot be carried "
+            "over (the import record keeps what was lost).",
         )
 
     def _say(self, bar: tqdm, line: str, error: bool = False) -> None:
@@ -84,6 +92,8 @@ class Command(BaseCommand):
             total = count_sources(opts["sources"])
         except OSError as exc:
             raise CommandError(str(exc)) from None
+        if opts["force"] and not opts["replace"]:
+            raise CommandError("--force only applies with --replace")
         if opts["set_name"] and total != 1:
             raise CommandError("--set-name applies to a single document; use versions.csv")
         importer = Importer(user=_user())
@@ -108,6 +118,7 @@ class Command(BaseCommand):
                         set_name=opts["set_name"] or set_name,
                         set_code=set_code,
                         replace=opts["replace"],
+                        force=opts["force"],
                     )
                 except (CRFormatError, ImportRefused) as exc:
                     errors.append(str(exc))

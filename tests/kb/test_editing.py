@@ -1,0 +1,296 @@
+"""Maintainers' edits (issue 12, rules side), on the demo set: one write path, validation,
+conflicts, and work that survives `import_rules --replace`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
+from django.db import IntegrityError, transaction
+from django.test import Client
+
+from kb import editing
+from kb.models import (
+    GlossaryVersion,
+    ImportRecord,
+    Lineage,
+    Release,
+    RuleNumber,
+    RuleVersion,
+    VocabularyTerm,
+)
+from kb.signals import text_edited
+from tests.kb.helpers import DEMO, clear_archive, run
+
+pytestmark = pytest.mark.django_db
+CURRENT = dt.date(2025, 6, 6)
+
+
+@pytest.fixture
+def demo(db) -> None:
+    clear_archive()
+    run("import_rules", str(DEMO))
+
+
+@pytest.fixture
+def staff(demo) -> Client:
+    client = Client()
+    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
+    return client
+
+
+def version_of(number: str, date: dt.date = CURRENT) -> RuleVersion:
+    lineage = RuleNumber.objects.as_of(date).get(number=number).lineage_id
+    return RuleVersion.objects.as_of(date).get(lineage_id=lineage)
+
+
+def test_editing_english_recomputes_hashes_change_and_references(
+    demo, django_capture_on_commit_callbacks
+) -> None:
+    version = version_of("602.2a")
+    before = (version.text_hash, version.masked_hash)
+    official = version.text_en
+    sent = []
+    text_edited.connect(lambda **kw: sent.append(kw), weak=False, dispatch_uid="t-edit")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            editing.edit_rule_version(
+                version=version, user="ann", text_en=official + " See rule 117.1."
+            )
+    finally:
+        text_edited.disconnect(dispatch_uid="t-edit")
+    version.refresh_from_db()
+    assert (version.text_hash, version.masked_hash) != before
+    assert version.en_edited and version.source_text == official and version.edited_by == "ann"
+    assert "wording" in version.change
+    assert "117.1" in set(version.references.values_list("target", flat=True))
+    assert sent and sent[0]["lineage_id"] == version.lineage_id and "text_en" in sent[0]["fields"]
+    # Writing the official text back undoes the edit.
+    editing.edit_rule_version(version=version, user="ann", text_en=official)
+    version.refresh_from_db()
+    assert not version.en_edited and version.source_text == "" and version.text_hash == before[0]
+
+
+def test_an_added_example_changes_the_examples_hash(demo) -> None:
+    version = version_of("602.2a")
+    example = editing.add_example(version=version, user="ann", text_en="Example: A new one.")
+    version.refresh_from_db()
+    assert example.origin == "maintainer" and "examples" in version.change
+    with pytest.raises(ValidationError):
+        editing.add_example(version=version, user="ann", text_en="  ")
+
+
+def test_admin_edit_of_french_text_shows_on_the_public_page(staff: Client) -> None:
+    version = version_of("602.2a")
+    url = f"/admin/kb/ruleversion/{version.pk}/change/"
+    page = staff.get(url).content.decode()
+    assert "vendor/jquery-ui-1.13.2/jquery-ui.min.js" in page
+    assert "googleapis" not in page and "//code.jquery" not in page
+    stamp = re.search(r'name="_edit_stamp" value="([^"]*)"', page).group(1)
+    french = "Le joueur annonce qu’il active la capacité (texte de test)."
+    response = staff.post(
+        url,
+        {
+            "text_en": version.text_en,
+            "text_fr": french,
+            "fr_status": "unofficial",
+            "fr_release": "",
+            "_edit_stamp": stamp,
+            **_empty_inline(),
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    version.refresh_from_db()
+    assert version.text_fr == french and version.fr_edited
+    assert version.fr_release.effective_date == CURRENT
+    assert french in staff.get("/fr/rules/602.2a/").content.decode()
+    assert version.get_absolute_url().endswith("/2025-06-06/rules/602.2a/")
+
+
+def _empty_inline() -> dict[str, str]:
+    return {
+        "examples-TOTAL_FORMS": "0",
+        "examples-INITIAL_FORMS": "0",
+        "examples-MIN_NUM_FORMS": "0",
+        "examples-MAX_NUM_FORMS": "1000",
+    }
+
+
+def test_a_concurrent_edit_is_a_conflict_not_a_silent_overwrite(staff: Client) -> None:
+    version = version_of("602.2a")
+    url = f"/admin/kb/ruleversion/{version.pk}/change/"
+    page = staff.get(url).content.decode()
+    stamp = re.search(r'name="_edit_stamp" value="([^"]*)"', page).group(1)
+    editing.edit_rule_version(version=version, user="bob", text_fr="Texte de Bob.")
+    response = staff.post(
+        url,
+        {
+            "text_en": version.text_en,
+            "text_fr": "Texte d’Ann.",
+            "fr_status": "",
+            "fr_release": "",
+            "_edit_stamp": stamp,
+            **_empty_inline(),
+        },
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Someone else changed this field" in html
+    assert "Texte de Bob." in html and "Texte d’Ann." in html
+    version.refresh_from_db()
+    assert version.text_fr == "Texte de Bob."
+
+
+def test_derived_fields_are_read_only_and_structure_is_not_editable(staff: Client) -> None:
+    version = version_of("602.2a")
+    page = staff.get(f"/admin/kb/ruleversion/{version.pk}/change/").content.decode()
+    for name in ("text_hash", "valid_from", "valid_to", "change", "lineage"):
+        assert f'name="{name}"' not in page, name
+    assert staff.get("/admin/kb/importrecord/add/").status_code == 403
+    record = ImportRecord.objects.first()
+    assert (
+        staff.post(f"/admin/kb/importrecord/{record.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
+    number = RuleNumber.objects.first()
+    assert (
+        staff.post(f"/admin/kb/rulenumber/{number.pk}/change/", {"number": "1"}).status_code == 403
+    )
+    assert staff.get("/admin/kb/lineage/add/").status_code == 403
+    assert staff.get("/admin/kb/release/add/").status_code == 403
+
+
+def test_constraints_refuse_what_breaks_the_archive(demo) -> None:
+    number = RuleNumber.objects.as_of(CURRENT).get(number="602.2a")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RuleNumber.objects.filter(pk=number.pk).update(number="602.2A")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RuleVersion.objects.filter(pk=version_of("602.2a").pk).update(valid_to=dt.date(2020, 1, 1))
+    number.number = "602.2A"
+    with pytest.raises(ValidationError, match=r"602\.2A"):
+        number.full_clean()
+    version = version_of("602.2a")
+    version.valid_from = dt.date(2019, 1, 1)
+    with pytest.raises(ValidationError, match="overlaps"):
+        version.clean()
+
+
+def test_a_malformed_aliases_value_does_not_break_pages(staff: Client) -> None:
+    GlossaryVersion.objects.update(aliases=[1, {"a": 2}])
+    client = Client()
+    assert client.get("/en/rules/602.2a/").status_code == 200
+    assert client.get("/en/current/glossary/").status_code == 200
+    assert client.get("/api/v1/glossary").status_code == 200
+    assert client.get("/en/search/?q=ability").status_code == 200
+    from kb.documents import glossary_documents
+
+    assert list(glossary_documents(None))
+    version = GlossaryVersion.objects.first()
+    page = staff.get(f"/admin/kb/glossaryversion/{version.pk}/change/").content.decode()
+    stamp = re.search(r'name="_edit_stamp" value="([^"]*)"', page).group(1)
+    response = staff.post(
+        f"/admin/kb/glossaryversion/{version.pk}/change/",
+        {
+            "aliases": '[1, {"a": 2}]',
+            "text_en": version.text_en,
+            "text_fr": "",
+            "fr_status": "",
+            "fr_release": "",
+            "_edit_stamp": stamp,
+        },
+    )
+    assert response.status_code == 200
+    assert "aliases must be non-empty strings" in response.content.decode()
+
+
+def test_the_diff_follows_an_edit(demo) -> None:
+    client = Client()
+    url = "/en/diff/2024-06-07..2025-06-06/"
+    assert client.get(url).status_code == 200
+    version = version_of("602.2a")
+    editing.edit_rule_version(
+        version=version, user="ann", text_en=version.text_en + " Edited wording."
+    )
+    assert "Edited wording" in client.get(url).content.decode()
+
+
+def test_deleting_a_release_in_the_admin_goes_through_the_removal_path(staff: Client) -> None:
+    release = Release.objects.get(effective_date=dt.date(2019, 1, 25))
+    response = staff.post(f"/admin/kb/release/{release.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    run("import_rules", str(DEMO / "2019-01-25.txt"))
+    date = dt.date(2019, 1, 25)
+    lineage = RuleNumber.objects.as_of(date).get(number="602.2a").lineage_id
+    assert RuleVersion.objects.as_of(date).filter(lineage_id=lineage).count() == 1
+    assert ImportRecord.objects.filter(action="removed").count() == 1
+
+
+def _replaced(tmp_path: Path, old: str, new: str) -> Path:
+    text = (DEMO / "2025-06-06.txt").read_text(encoding="utf-8")
+    assert old in text
+    changed = tmp_path / "2025-06-06.txt"
+    changed.write_text(text.replace(old, new), encoding="utf-8")
+    return changed
+
+
+def test_replace_keeps_french_texts_added_examples_and_lineages(demo, tmp_path: Path) -> None:
+    version = version_of("602.2a")
+    assert version.valid_from == CURRENT  # re-created by a replacement
+    lineage = version.lineage_id
+    editing.edit_rule_version(
+        version=version, user="ann", text_fr="Texte français.", fr_status="reviewed"
+    )
+    editing.add_example(version=version, user="ann", text_en="Example: Added by Ann.")
+    release_id = Release.objects.get(effective_date=CURRENT).pk
+    path = _replaced(tmp_path, "is identical to the process", "is the same as the process")
+    run("import_rules", str(path), "--replace")
+    new = version_of("602.2a")
+    assert new.lineage_id == lineage and Lineage.objects.filter(pk=lineage).exists()
+    assert (new.text_fr, new.fr_status) == ("Texte français.", "reviewed")
+    assert list(new.examples.values_list("text_en", "origin")) == [
+        ("Example: Added by Ann.", "maintainer")
+    ]
+    assert Release.objects.get(effective_date=CURRENT).pk == release_id
+    record = ImportRecord.objects.get(action="replaced")
+    assert record.carried["French texts"] == 1 and record.lost == []
+    # Idempotent: the same file again changes nothing.
+    assert "unchanged" in run("import_rules", str(path), "--replace")
+
+
+def test_replace_refuses_to_lose_work_unless_forced(demo, tmp_path: Path) -> None:
+    version = version_of("602.2a")
+    editing.edit_rule_version(version=version, user="ann", text_fr="Texte français.")
+    line = next(
+        ln
+        for ln in (DEMO / "2025-06-06.txt").read_text(encoding="utf-8").splitlines()
+        if ln.startswith("602.2a ")
+    )
+    path = _replaced(tmp_path, line + "\n", "")
+    with pytest.raises(CommandError, match=r"602\.2a"):
+        run("import_rules", str(path), "--replace")
+    assert version_of("602.2a").text_fr == "Texte français."
+    run("import_rules", str(path), "--replace", "--force")
+    record = ImportRecord.objects.get(action="replaced")
+    assert any(item.get("text_fr") == "Texte français." for item in record.lost)
+
+
+def test_an_edited_vocabulary_term_survives_a_rebuild(demo) -> None:
+    from rulings.vocabulary import _store
+
+    lineage = version_of("602.2a").lineage_id
+    term = VocabularyTerm.objects.create(
+        en="activate", fr="activez", kind="keyword action", source="cards", lineage_id=lineage
+    )
+    editing.edit_vocabulary_term(term=term, user="ann", fr="activer", checked=True)
+    rebuilt = VocabularyTerm(
+        en="activate", fr="activez", kind="keyword action", source="cards", agreeing=7, seen=9
+    )
+    _store({("activate", "keyword action"): rebuilt})
+    term = VocabularyTerm.objects.get(en="activate")
+    assert (term.fr, term.checked, term.edited) == ("activer", True, True)
+    assert (term.mined_fr, term.agreeing, term.seen) == ("activez", 7, 9)
