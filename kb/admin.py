@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from simple_history.admin import SimpleHistoryAdmin
 
 from search.admin import IndexedAdminMixin
 
@@ -83,7 +84,7 @@ class NoAddDeleteMixin:
 
 
 @admin.register(Release)
-class ReleaseAdmin(EditConflictMixin, LocalTabbedTranslationAdmin):
+class ReleaseAdmin(EditConflictMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin):
     """Names and texts of a release are editable; its date and checksum key the archive.
     Deleting goes through the importer's removal path (its neighbours' intervals re-link)."""
 
@@ -193,7 +194,9 @@ class RuleVersionForm(forms.ModelForm):
 
 
 @admin.register(RuleVersion)
-class RuleVersionAdmin(EditConflictMixin, NoAddDeleteMixin, LocalTabbedTranslationAdmin):
+class RuleVersionAdmin(
+    EditConflictMixin, NoAddDeleteMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin
+):
     form = RuleVersionForm
     list_display = ["lineage", "valid_from", "valid_to", "change", "wording_since", "fr_status"]
     list_select_related = ["lineage"]
@@ -267,7 +270,9 @@ class GlossaryTermAdmin(IndexedAdminMixin, ReadOnlyAdmin):
 
 
 @admin.register(GlossaryVersion)
-class GlossaryVersionAdmin(EditConflictMixin, NoAddDeleteMixin, LocalTabbedTranslationAdmin):
+class GlossaryVersionAdmin(
+    EditConflictMixin, NoAddDeleteMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin
+):
     form = GlossaryVersionForm
     list_display = ["headword", "valid_from", "valid_to", "obsolete", "change"]
     search_fields = ["headword", "text_en", "text_fr"]
@@ -342,7 +347,9 @@ class VocabularyTermForm(forms.ModelForm):
 
 
 @admin.register(VocabularyTerm)
-class VocabularyTermAdmin(EditConflictMixin, IndexedAdminMixin, NoAddDeleteMixin, admin.ModelAdmin):
+class VocabularyTermAdmin(
+    EditConflictMixin, IndexedAdminMixin, NoAddDeleteMixin, SimpleHistoryAdmin
+):
     """Maintainers correct a mined French term by editing it (and ticking "checked"): the edit
     is marked, and a rebuild keeps it while refreshing the mined evidence."""
 

@@ -70,7 +70,10 @@ class ConflictFormMixin:
         super().__init__(*args, **kwargs)
         instance = getattr(self, "instance", None)
         if instance is not None and instance.pk is not None and STAMP_FIELD in self.fields:
-            self.fields[STAMP_FIELD].initial = edit_stamp(instance, self._stamped())
+            # The row as stored, not the instance: a revert form is filled from an earlier
+            # state (django-simple-history), and that is no one else's change.
+            stored = type(instance)._default_manager.filter(pk=instance.pk).first()
+            self.fields[STAMP_FIELD].initial = edit_stamp(stored or instance, self._stamped())
 
     def _stamped(self) -> list[str]:
         return [n for n in self.fields if n != STAMP_FIELD]
@@ -80,17 +83,18 @@ class ConflictFormMixin:
         instance = getattr(self, "instance", None)
         if instance is None or instance.pk is None or not self.is_bound:
             return cleaned
-        # Before _post_clean, the instance holds what the database holds now.
         seen = _read_stamp(self.data.get(self.add_prefix(STAMP_FIELD), "") or "")
         if seen is None:
             raise ValidationError(
                 _("This form lost its edit stamp: reload the page and make your change again.")
             )
         names = self._stamped()
-        now = _values(instance, names)
+        # What the database holds now (a revert form's instance is an earlier state).
+        stored = type(instance)._default_manager.filter(pk=instance.pk).first() or instance
+        now = _values(stored, names)
         conflicts = [n for n, v in now.items() if n in seen and seen[n] != _digest(v)]
         if conflicts:
-            fresh = edit_stamp(instance, names)
+            fresh = edit_stamp(stored, names)
             data = self.data.copy()
             data[self.add_prefix(STAMP_FIELD)] = fresh
             self.data = data

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from kb.models import Release
-from kb.signals import release_changed
+from kb.signals import release_changed, text_edited
 
 
 @receiver(release_changed, sender=Release, dispatch_uid="rulings-refresh-link-numbers")
@@ -14,3 +14,17 @@ def refresh_link_numbers(**kwargs: object) -> None:
     from .linking import refresh_numbers
 
     refresh_numbers()
+
+
+@receiver(text_edited, dispatch_uid="rulings-relink-after-a-rule-edit")
+def relink_after_a_rule_edit(*, kind: str = "", lineage_id: int | None = None, **kwargs) -> None:
+    """A maintainer changed a rule's text: the rulings linked to it are linked again (an
+    inferred link may no longer hold; confirmed and rejected links stay as decided)."""
+    if kind != "rule" or lineage_id is None:
+        return
+    from .linking import link_rulings
+    from .models import RulingLink
+
+    ids = list(RulingLink.objects.filter(lineage_id=lineage_id).values_list("ruling_id", flat=True))
+    if ids:
+        link_rulings(sorted(set(ids)))

@@ -294,3 +294,33 @@ def test_an_edited_vocabulary_term_survives_a_rebuild(demo) -> None:
     term = VocabularyTerm.objects.get(en="activate")
     assert (term.fr, term.checked, term.edited) == ("activer", True, True)
     assert (term.mined_fr, term.agreeing, term.seen) == ("activez", 7, 9)
+
+
+def test_a_french_edit_is_in_the_history_and_reverts_through_the_service(staff: Client) -> None:
+    test_admin_edit_of_french_text_shows_on_the_public_page(staff)
+    version = version_of("602.2a")
+    history = staff.get(f"/admin/kb/ruleversion/{version.pk}/history/").content.decode()
+    assert "maintainer" in history and "texte de test" in history  # who, the new value
+    records = list(RuleVersion.history.filter(id=version.pk).order_by("history_date"))
+    assert records[0].history_change_reason == "as imported" and not records[0].text_fr
+    url = f"/admin/kb/ruleversion/{version.pk}/history/{records[0].history_id}/"
+    page = staff.get(url).content.decode()
+    stamp = re.search(r'name="_edit_stamp" value="([^"]*)"', page).group(1)
+    response = staff.post(
+        url,
+        {
+            "text_en": records[0].text_en,
+            "text_fr": "",
+            "fr_status": "",
+            "fr_release": "",
+            "_edit_stamp": stamp,
+        },
+    )
+    errors = response.context["adminform"].form.errors if response.status_code == 200 else ""
+    assert response.status_code == 302, errors
+    version.refresh_from_db()
+    # Through the service: still a maintainer's decision (no French here), which an import
+    # of a French document must not overwrite.
+    assert not version.text_fr and version.fr_edited and version.edited_by == "maintainer"
+    assert "texte de test" not in staff.get("/fr/rules/602.2a/").content.decode()
+    assert RuleVersion.history.filter(id=version.pk).count() == len(records) + 1

@@ -204,3 +204,20 @@ def test_change_lists_issue_no_query_per_row(
         RulingLink.objects.create(ruling=ruling, lineage=lineage, evidence="e", number="1")
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert admin_client.get(url).status_code == 200
+
+
+def test_a_maintainers_rule_edit_relinks_the_rulings_linked_to_it(
+    small_cards: Path, monkeypatch
+) -> None:
+    from kb.signals import text_edited
+    from rulings import linking
+
+    ruling = Ruling.objects.first()
+    lineage = Lineage.objects.create(key="999.1@2099-01-01", kind="rule")
+    RulingLink.objects.create(ruling=ruling, lineage=lineage)
+    asked: list[list[int]] = []
+    monkeypatch.setattr(linking, "link_rulings", lambda ids, **kw: asked.append(list(ids)))
+    text_edited.send(sender="rule", kind="glossary", object_id=1, lineage_id=lineage.pk)
+    assert asked == []  # not a rule
+    text_edited.send(sender="rule", kind="rule", object_id=1, lineage_id=lineage.pk)
+    assert asked == [[ruling.pk]]
