@@ -8,6 +8,7 @@ typography only) by the hashes each version keeps, so noise is counted apart and
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -262,7 +263,9 @@ def diff_between(one: Release, other: Release) -> ReleaseDiff:
 def release_diff(old: Release, new: Release) -> ReleaseDiff:
     """What changed between two releases, matched by lineage (cached per archive state:
     releases never change once loaded, except by re-import, which changes the key)."""
-    key = f"kb-diff-{old.effective_date}-{new.effective_date}-{archive_generation()}"
+    # The generation holds dates with spaces, which some cache backends refuse in keys.
+    generation = hashlib.blake2b(archive_generation().encode(), digest_size=8).hexdigest()
+    key = f"kb-diff-{old.effective_date}-{new.effective_date}-{generation}"
     found = cache.get(key)
     if found is None:
         found = (
