@@ -28,7 +28,7 @@ from search.documents import Hit, Results
 from search.registry import document_type
 from search.syntax import Group, Item, ParsedQuery, Phrase, Word, parse
 
-from . import understanding
+from . import crosslingual, understanding
 
 log = logging.getLogger(__name__)
 PER_PAGE = 20
@@ -106,6 +106,7 @@ def search(
     term = understanding.definition_term(parsed.text) if not parsed.excluded else ""
     groups = list(parse(term).groups if term else parsed.groups)
     # Before stop words go: "actions basées sur un état" is a term as typed.
+    as_typed = understanding.without_filler(without_stop_words(groups))
     if lang != languages.SOURCE:
         groups = _expand_french(groups, out.via)
     groups = _expand_jargon(groups, out)
@@ -122,6 +123,8 @@ def search(
         min_match=understanding.min_match(len(groups)),
     )
     try:
+        if lang != languages.SOURCE and not parsed.excluded and not _one_term(out.via, as_typed):
+            request = _bridge(out, backend, request, as_typed, term or parsed.text)
         request = _weigh_kinds(request, backend, term or parsed.text, date)
         out.results = backend.search(request)
         _correct(out, backend, request, parsed)
@@ -312,6 +315,32 @@ def _expand_jargon(groups: list[Group], out: SearchPage) -> list[Group]:
             % {"typed": typed, "means": ", ".join(f"“{a}”" for a in alternatives)}
         )
     return groups
+
+
+def _one_term(via: dict[str, str], groups: list[Group]) -> bool:
+    """Whether the vocabulary read the whole query as one of its terms."""
+    if len(via) != 1:
+        return False
+    typed = [w for w in fold(next(iter(via))).replace("'", " ").split() if not is_stop_word(w)]
+    return typed == [fold(i.text) for g in groups for i in g.items[:1]]
+
+
+def _bridge(
+    out: SearchPage, backend, request: SearchRequest, groups: list[Group], text: str
+) -> SearchRequest:
+    """French words the vocabulary lacks, searched as the English rules term that the cards
+    printed with them say they stand for (see crosslingual), said so like the vocabulary."""
+    assert out.release is not None
+    names = _glossary_targets(out.release.effective_date, out.release.sha256)
+    found = crosslingual.bridge(backend, groups, request.release, names)
+    if found is None:
+        return request
+    out.via.clear()  # the words stand for one term, not for the vocabulary's words in them
+    english: Item = Phrase(found.english) if " " in found.english else Word(found.english)
+    typed: list[Item] = [] if " " in found.typed else [Word(found.typed)]
+    out.via[text.strip()] = found.english
+    group = Group((*typed, english))
+    return replace(request, groups=(group,), min_match=0)
 
 
 def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQuery) -> None:

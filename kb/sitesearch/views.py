@@ -174,6 +174,8 @@ def shown(
         for c in languages.CODES
         if hit.snippet(c) and (c in matched or (c == source and not matched - {source}))
     ]
+    if hit.kind in COUNTERPARTS and codes and source not in codes and hit.snippet(source):
+        codes.append(source)  # the French that matched, then the English it translates
     if definition is not None:
         texts = definition.texts
         codes = [c for c in codes if texts.get(c)] or [source]
@@ -191,6 +193,9 @@ def shown(
         "also_more": max(0, len(hit.also) - ALSO_SHOWN),
     }
 
+
+#: Kinds whose French text translates the English one: a match in French shows both.
+COUNTERPARTS = frozenset({"rule", "glossary"})
 
 #: The other cards named under a ruling printed on several (the rest are counted).
 ALSO_SHOWN = 5

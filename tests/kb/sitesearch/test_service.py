@@ -154,6 +154,21 @@ def test_french_reaches_english_rules_through_the_vocabulary(search_index) -> No
     assert sba.results.hits[0].number == "704"
 
 
+def test_french_words_the_vocabulary_lacks_are_bridged_through_the_cards(search_index) -> None:
+    """Cards printed in both languages say which rules term French words stand for."""
+    behold = search("contempler")
+    assert behold.via == {"contempler": "behold"}
+    assert behold.results.hits[0].number.startswith("701.")
+    assert "behold" in behold.results.hits[0].title("en").lower()
+    leaves = search("quitter le champ de bataille")
+    assert leaves.via == {"quitter le champ de bataille": "leaves the battlefield"}
+    assert any(h.kind == "glossary" for h in leaves.results.hits[:3])
+    # A card's French name, or an English name, is not a term to bridge: the card is the answer.
+    assert search("ange de serra").via == {}
+    tarmogoyf = search("tarmogoyf")
+    assert tarmogoyf.via == {} and tarmogoyf.results.hits[0].ref == "tarmogoyf"
+
+
 def test_card_names_tolerate_accents_punctuation_typos_and_languages(search_index) -> None:
     def first(q: str) -> str:
         return search(q, kinds=["card"]).results.hits[0].ref
