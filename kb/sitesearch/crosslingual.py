@@ -36,9 +36,7 @@ class Bridge:
     english: str  # the rules term they stand for
 
 
-def bridge(
-    backend, groups: list[Group], date: dt.date, names: dict[str, object]
-) -> Bridge | None:
+def bridge(backend, groups: list[Group], date: dt.date, names: dict[str, object]) -> Bridge | None:
     """The English rules term (a key of `names`: folded glossary names) that the French
     words of `groups` stand for, or None. Only plain words are bridged (not phrases typed in
     quotes, alternatives or prefixes): the whole query stands for one term."""
