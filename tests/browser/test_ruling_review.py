@@ -48,7 +48,7 @@ def test_the_review_queue_fits_1280_px(server_url, reviewer, browser) -> None:
         page.fill("#id_username", reviewer[0])
         page.fill("#id_password", reviewer[1])
         page.click("input[type=submit]")
-        queue = page.locator("#ruling-review-queues .queue-inferred")
+        queue = page.locator("#review-queues .queue-inferred")
         expect(queue).to_contain_text("Inferred ruling links")
         assert int(queue.locator(".count").inner_text()) > 0
         queue.get_by_role("link").click()
