@@ -23,7 +23,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from search.admin import IndexedAdminMixin
 
 from . import editing
-from .admin_conflicts import EditConflictMixin
+from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
 from .admin_queues import register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
 from .archive.importer import Importer, ImportRefused
@@ -174,7 +174,7 @@ class ExampleFormSet(BaseInlineFormSet):
                 form.add_error("text_en", "An example needs an English text.")
 
 
-class ExampleInline(LocalTabbedStackedInline):
+class ExampleInline(InlineEditConflictMixin, LocalTabbedStackedInline):
     model = Example
     formset = ExampleFormSet
     extra = 0

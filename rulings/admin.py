@@ -23,6 +23,7 @@ from modeltranslation.admin import TranslationAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from audit.reverting import RevertingAdmin
+from kb.admin_conflicts import EditConflictMixin, InlineEditConflictMixin
 from kb.admin_queues import register_queue
 from search.admin import IndexedAdminMixin
 
@@ -122,7 +123,7 @@ class EditedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Card)
-class CardAdmin(IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
+class CardAdmin(EditConflictMixin, IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
     form = CardForm
     list_display = ["name", "type_line", "mana_cost", "data_source", "updated_at"]
     search_fields = ["name_en", "name_fr", "oracle_id", "key"]
@@ -155,7 +156,7 @@ class CardAdmin(IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
         save_card(card=obj, changed=self.changed_fields(request, obj, form))
 
 
-class LinkInline(admin.TabularInline):
+class LinkInline(InlineEditConflictMixin, admin.TabularInline):
     model = RulingLink
     extra = 0
     fields = ["lineage", "kind", "evidence", "release", "number", "current_number"]
@@ -164,7 +165,7 @@ class LinkInline(admin.TabularInline):
 
 
 @admin.register(Ruling)
-class RulingAdmin(IndexedAdminMixin, RevertingAdmin):
+class RulingAdmin(EditConflictMixin, IndexedAdminMixin, RevertingAdmin):
     list_display = ["card", "date", "short_text", "text_edited", "missing", "is_heading"]
     list_filter = ["text_edited", "missing", "is_heading", "grouped_by_hand", "date"]
     list_select_related = ["card"]
@@ -214,7 +215,7 @@ class RulingAdmin(IndexedAdminMixin, RevertingAdmin):
 
 
 @admin.register(RulingLink)
-class RulingLinkAdmin(SimpleHistoryAdmin):
+class RulingLinkAdmin(EditConflictMixin, SimpleHistoryAdmin):
     """The review queue of inferred links: what the ruling says, on which card, the rule's
     number then (in the release in force on the ruling's date) and now, and the evidence."""
 
