@@ -9,6 +9,8 @@ the old value back through the same service and drains again."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -32,10 +34,16 @@ def staff(search_index) -> Client:
 
 def post_change(client: Client, url: str, form_id: str, changes: dict[str, str], hooks) -> None:
     data = form_values(client.get(url).content.decode(), form_id)
+    started = time.perf_counter()
     with hooks():
         response = client.post(url, {**data, **changes})
+    saved = time.perf_counter()
     assert response.status_code == 302, response.content.decode()[:3000]
     drain()  # in production the after-commit hook drains; KB_SEARCH_AUTO_DRAIN is off in tests
+    print(
+        f"\n{url}: admin POST (service, caches, commit hooks) {saved - started:.3f} s, "
+        f"index {time.perf_counter() - saved:.3f} s"
+    )
 
 
 def search(q: str, lang: str, kind: str = "") -> list[dict]:
