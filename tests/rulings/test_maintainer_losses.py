@@ -91,3 +91,22 @@ def test_a_rule_version_cannot_be_moved_to_another_lineage(staff: Client) -> Non
     response = staff.post(url, {**data, "lineage": str(target)})
     assert response.status_code == 302
     assert RuleVersion.objects.get(pk=version.pk).lineage_id == version.lineage_id
+
+
+@pytest.mark.parametrize("model", ["ruleversion", "glossaryversion", "release"])
+def test_english_and_french_are_tabs_not_stacked_textareas(staff: Client, model: str) -> None:  # noqa: F811
+    """The loss "French and English texts are stacked plain textareas, not tabs": the forms
+    carry modeltranslation's per-language classes and load its tabs script and jQuery UI from
+    the site's own static files."""
+    obj = {
+        "ruleversion": lambda: version_of("602.2a"),
+        "glossaryversion": lambda: GlossaryVersion.objects.first(),
+        "release": lambda: Release.objects.get(effective_date=CURRENT),
+    }[model]()
+    page = staff.get(reverse(f"admin:kb_{model}_change", args=[obj.pk])).content.decode()
+    assert "modeltranslation/js/tabbed_translation_fields.js" in page
+    assert "/static/vendor/jquery-ui-1.13.2/jquery-ui.min.js" in page
+    assert "googleapis" not in page
+    field = "set_name" if model == "release" else "text"
+    for lang in ("en", "fr"):
+        assert f"mt-field-{field}-{lang}" in page, lang
