@@ -1,5 +1,5 @@
 """An admin edit shows on the public pages and in the search right after save (issue 12), on the
-full archive: an English rule text, a French glossary text and a vocabulary term. (The French
+full archive: an English rule text, a French rule text and a vocabulary term. (The French
 rule text: tests/kb/test_editing_archive.py; a ruling: tests/rulings/test_edits_visible.py.)
 
 Each edit is an admin POST of the form as rendered. The commit hooks run as they would after
@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import reverse
 
 from kb import editing
-from kb.models import GlossaryVersion, Release, VocabularyTerm
+from kb.models import Release, RuleNumber, RuleVersion, VocabularyTerm
 from search.indexing import drain
 from tests.kb.html_forms import form_values
 from tests.kb.test_editing_archive import current_602_2a
@@ -56,8 +56,10 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
     original = version.text_en
     edited = original.replace("activate", "activate (quixotrate)", 1)
     assert edited != original
-    releases = list(Release.objects.order_by("-effective_date").values_list("effective_date")[:2])
-    diff_url = f"/en/diff/{releases[1][0]}..{releases[0][0]}/"
+    # The diff that shows this wording arriving (the release before it .. its first release).
+    before = Release.objects.filter(effective_date__lt=version.valid_from).latest("effective_date")
+    diff_url = f"/en/diff/{before.effective_date}..{version.valid_from}/"
+    assert Client().get(diff_url).status_code == 200
     assert "quixotrate" not in Client().get(diff_url).content.decode()  # now cached
     post_change(
         staff,
@@ -77,30 +79,29 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
     assert not search("quixotrate", "en")
 
 
-def test_a_french_glossary_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
-    version = (
-        GlossaryVersion.objects.filter(valid_to__isnull=True, headword="Activated Ability")
-        .select_related("term")
-        .get()
-    )
-    french = "Une capacité activée se déclenche par un coût zorblavique."
+def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
+    """(602.2a's French text: tests/kb/test_editing_archive.py; here another rule, with an
+    example, through the rendered form.)"""
+    date = Release.objects.latest("effective_date").effective_date
+    lineage = RuleNumber.objects.as_of(date).get(number="702.9b").lineage_id
+    version = RuleVersion.objects.as_of(date).get(lineage_id=lineage)
+    french = "Une créature avec le vol ne peut être bloquée que par un flurbivolant."
     post_change(
         staff,
-        reverse("admin:kb_glossaryversion_change", args=[version.pk]),
-        "glossaryversion_form",
+        reverse("admin:kb_ruleversion_change", args=[version.pk]),
+        "ruleversion_form",
         {"text_fr": french, "fr_status": "unofficial"},
         lambda: django_capture_on_commit_callbacks(execute=True),
     )
     try:
-        page = Client().get(f"/fr/current/glossary/{version.term.slug}/")
+        page = Client().get("/fr/rules/702.9b/")
         assert page.status_code == 200 and french in page.content.decode()
-        hits = search("zorblavique", "fr")
-        assert hits and hits[0]["kind"] == "glossary"
-        assert "Activated Ability" in hits[0]["title"]
+        hits = search("flurbivolant", "fr")
+        assert hits and hits[0]["number"] == "702.9b"
     finally:
-        editing.edit_glossary_version(version=version, user="t", text_fr="", fr_status="")
+        editing.edit_rule_version(version=version, user="t", text_fr="", fr_status="")
         drain()
-    assert not search("zorblavique", "fr")
+    assert not search("flurbivolant", "fr")
 
 
 def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
@@ -118,11 +119,9 @@ def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callback
     try:
         rule = Client().get("/en/rules/702.9/").content.decode()
         assert "FR</abbr> Volplanure" in rule
-        # The French word now reaches the English rule (vocabulary expansion and the rule's
-        # indexed French name).
+        # The French word now reaches the English rule (its indexed French name).
         hits = search("volplanure", "fr", kind="rule")
         assert hits and hits[0]["number"].startswith("702.9")
-        assert any(h["via"] == "Flying" for h in hits)
     finally:
         editing.edit_vocabulary_term(term=term, user="t", fr=original)
         VocabularyTerm.objects.filter(pk=term.pk).update(edited=False, mined_fr="")

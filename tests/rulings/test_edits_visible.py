@@ -1,5 +1,5 @@
 """A ruling corrected in the admin shows right after save (issue 12), on the full archive and
-the real cards: on its card's page, in the rulings panel of the rule it cites, and in search.
+the real cards: on its card's page, in the rulings panel of the rule it is linked to, and in search.
 
 The admin POST is the form as rendered; the commit hooks run as after a request's commit, then
 the index drains (KB_SEARCH_AUTO_DRAIN is off in tests). The on-disk index outlives the test's
@@ -23,27 +23,24 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 MARK = "Snorgleplume"  # a word no card, ruling or rule uses
 
 
-def a_cited_ruling() -> tuple[Ruling, str]:
-    """A ruling citing a current rule that has few rulings (the panel's first page lists it)."""
+def a_linked_ruling() -> tuple[Ruling, str]:
+    """A ruling linked to a current rule that has the fewest rulings (the rule page's panel
+    then lists it on its first page)."""
+    shown = RulingLink.objects.exclude(kind=LinkKind.REJECTED).exclude(current_number="")
     quiet = (
-        RulingLink.objects.exclude(current_number="")
+        shown.filter(ruling__missing=False, ruling__is_heading=False)
         .values("lineage_id")
         .annotate(n=Count("id"))
-        .filter(n__lte=3)
-        .values("lineage_id")
+        .order_by("n", "lineage_id")
+        .first()
     )
+    assert quiet is not None
     link = (
-        RulingLink.objects.filter(
-            kind=LinkKind.CITED,
-            lineage_id__in=quiet,
-            ruling__missing=False,
-            ruling__is_heading=False,
-        )
+        shown.filter(lineage_id=quiet["lineage_id"], ruling__missing=False)
         .select_related("ruling__card")
         .order_by("id")
         .first()
     )
-    assert link is not None
     return link.ruling, link.current_number
 
 
@@ -52,7 +49,7 @@ def test_a_ruling_edit_shows_on_the_card_the_rule_and_in_search(
 ) -> None:
     staff = Client()
     staff.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
-    ruling, number = a_cited_ruling()
+    ruling, number = a_linked_ruling()
     original = ruling.text
     edited = f"{original} {MARK}."
     url = reverse("admin:rulings_ruling_change", args=[ruling.pk])
