@@ -16,12 +16,15 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
 
 from search.admin import IndexedAdminMixin
 
 from . import editing
-from .admin_conflicts import EditConflictMixin
+from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
+from .admin_queues import register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
 from .archive.importer import Importer, ImportRefused
 from .models import (
@@ -171,7 +174,7 @@ class ExampleFormSet(BaseInlineFormSet):
                 form.add_error("text_en", "An example needs an English text.")
 
 
-class ExampleInline(LocalTabbedStackedInline):
+class ExampleInline(InlineEditConflictMixin, LocalTabbedStackedInline):
     model = Example
     formset = ExampleFormSet
     extra = 0
@@ -376,6 +379,18 @@ class VocabularyTermAdmin(
     ]
     readonly_fields = [f for f in fields if f not in ("fr", "checked")]
 
+    actions = ["mark_checked"]
+
+    @admin.action(description=_("Mark the selected terms checked"), permissions=["change"])
+    def mark_checked(self, request: HttpRequest, queryset: QuerySet[VocabularyTerm]) -> None:
+        count = editing.mark_vocabulary_checked(terms=queryset, user=request.user)
+        self.message_user(
+            request,
+            ngettext("%(count)d term marked checked.", "%(count)d terms marked checked.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
+
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
         kwargs.setdefault("form", VocabularyTermForm)
         return super().get_changelist_form(request, **kwargs)
@@ -387,3 +402,13 @@ class VocabularyTermAdmin(
         editing.edit_vocabulary_term(
             term=obj, user=_user(request), fr=data.get("fr"), checked=data.get("checked")
         )
+
+
+register_queue(
+    "vocabulary",
+    _("Vocabulary terms not yet checked"),
+    "admin:kb_vocabularyterm_changelist",
+    lambda: VocabularyTerm.objects.filter(checked=False).count(),
+    params={"checked__exact": "0"},
+    order=20,
+)

@@ -111,8 +111,95 @@ class ConflictFormMixin:
         return cleaned
 
 
+def stamped_form(form: type[forms.BaseForm]) -> type[forms.BaseForm]:
+    """`form` with the hidden edit stamp and the check (for change forms and inline forms)."""
+    if issubclass(form, ConflictFormMixin):
+        return form
+    return type(
+        form.__name__,
+        (ConflictFormMixin, form),
+        {STAMP_FIELD: forms.CharField(widget=forms.HiddenInput, required=False)},
+    )
+
+
+class RowConflictFormMixin:
+    """The check for the rows of a change list's list_editable form set.
+
+    A change list renders only the editable fields of each row (and its id): there is no
+    place for a stamp. Each editable field instead carries the value it was shown with
+    (Django's `show_hidden_initial`: a hidden "initial-" input beside it), which also makes
+    an untouched row count as unchanged (not saved). A row the maintainer changed whose
+    stored values differ from those shown is refused with both values, per field."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        pk_name = self._meta.model._meta.pk.name
+        for name, field in self.fields.items():
+            if name != pk_name:
+                field.show_hidden_initial = True
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        instance = getattr(self, "instance", None)
+        if instance is None or instance.pk is None or not self.is_bound or not self.has_changed():
+            return cleaned
+        stored = type(instance)._default_manager.filter(pk=instance.pk).first()
+        if stored is None:
+            return cleaned
+        data = None
+        for name, field in self.fields.items():
+            if not field.show_hidden_initial:
+                continue
+            key = self.add_initial_prefix(name)
+            if key not in self.data:
+                raise ValidationError(
+                    _("This list lost the values it was shown with: reload the page.")
+                )
+            now = instance._meta.get_field(name).value_from_object(stored)
+            shown = field.hidden_widget().value_from_datadict(self.data, self.files, key)
+            if not field.has_changed(now, shown):
+                continue
+            data = data if data is not None else self.data.copy()
+            data[key] = "" if now is None else str(field.prepare_value(now))
+            self.add_error(
+                name,
+                _(
+                    "Someone else changed this field since you opened the list. "
+                    "Saved now: %(theirs)s. Yours: %(yours)s. Save again to replace "
+                    "their value with yours, or reload to keep theirs."
+                )
+                % {"theirs": _show(now), "yours": _show(cleaned.get(name))},
+            )
+        if data is not None:
+            self.data = data  # shown again with the stored values: saving again is deliberate
+        return cleaned
+
+
+class InlineEditConflictMixin:
+    """Put first in an InlineModelAdmin's bases: each inline row carries its own edit stamp
+    (rendered as a hidden field of the row) and is checked like a change form."""
+
+    def get_fieldsets(self, request: HttpRequest, obj: Model | None = None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if any(STAMP_FIELD in opts.get("fields", ()) for _name, opts in fieldsets):
+            return fieldsets
+        *head, (name, opts) = fieldsets
+        return [*head, (name, {**opts, "fields": [*opts.get("fields", ()), STAMP_FIELD]})]
+
+    def get_formset(self, request: HttpRequest, obj: Model | None = None, **kwargs: Any):
+        kwargs["form"] = stamped_form(kwargs.get("form", self.form))
+        return super().get_formset(request, obj, **kwargs)
+
+
 class EditConflictMixin:
-    """Put first in a ModelAdmin's bases: change forms refuse to overwrite a concurrent edit."""
+    """Put first in a ModelAdmin's bases: change forms refuse to overwrite a concurrent edit,
+    and so do the rows of a list_editable change list."""
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
+        form = super().get_changelist_form(request, **kwargs)
+        if issubclass(form, RowConflictFormMixin):
+            return form
+        return type(form.__name__, (RowConflictFormMixin, form), {})
 
     def get_exclude(self, request: HttpRequest, obj: Model | None = None):
         # Not a model field: the form factory must not look for it on the model.
@@ -129,8 +216,4 @@ class EditConflictMixin:
         form = super().get_form(request, obj, **kwargs)
         if obj is None:
             return form
-        return type(
-            form.__name__,
-            (ConflictFormMixin, form),
-            {STAMP_FIELD: forms.CharField(widget=forms.HiddenInput, required=False)},
-        )
+        return stamped_form(form)

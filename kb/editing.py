@@ -10,6 +10,7 @@ refuses a value that would break an invariant with a message naming the row and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -310,6 +311,28 @@ def edit_vocabulary_term(
     term.save()  # post_save: the rule and glossary entry it names are re-indexed
     _after_edit("vocabulary", term.pk, term.lineage_id, changed, user)
     return changed
+
+
+@transaction.atomic
+def mark_vocabulary_checked(*, terms: Iterable[VocabularyTerm], user: Any) -> int:
+    """Tick terms as checked by `user` (a reviewer went through the vocabulary queue): each
+    term gets its own history record naming the reviewer (django-simple-history) and the
+    edit stamp (edited_by, edited_at); terms already checked are left alone. Returns how many
+    were marked."""
+    username = user.get_username() if hasattr(user, "get_username") else str(user or "")
+    ids = [t.pk for t in terms]
+    marked = 0
+    rows = VocabularyTerm.objects.select_for_update().filter(pk__in=ids, checked=False)
+    for term in rows.order_by("pk"):
+        term.checked = True
+        _stamp(term, username)
+        if hasattr(user, "get_username"):
+            term._history_user = user  # a command has no request for the history middleware
+        term._change_reason = "marked checked"
+        term.save()
+        _after_edit("vocabulary", term.pk, term.lineage_id, ["checked"], username)
+        marked += 1
+    return marked
 
 
 def _after_edit(kind: str, object_id: int, lineage_id: int | None, fields: list[str], user: str):

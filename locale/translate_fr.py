@@ -532,7 +532,6 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "Cards with fields edited by a maintainer",
     ): "Cartes dont des champs ont été modifiés par un mainteneur",
-    ("", "Cards and rulings to review"): "Cartes et décisions à revoir",
     ("", "keywords"): "mots-clés",
     ("", "colors"): "couleurs",
     ("", "official English text"): "texte anglais officiel",
@@ -572,6 +571,27 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "What the last rebuild mined, kept apart from an edited French term.",
     ): "Ce que la dernière reconstruction a extrait, conservé à part d’un terme français modifié.",
+    # queues
+    ("", "Review queues"): "Files de relecture",
+    # queues
+    ("", "Vocabulary terms not yet checked"): "Termes du vocabulaire pas encore vérifiés",
+    # queues
+    ("", "Mark the selected terms checked"): "Marquer les termes sélectionnés comme vérifiés",
+    # queues
+    (
+        "",
+        "%(count)d term marked checked.",
+    ): ["%(count)d terme marqué vérifié.", "%(count)d termes marqués vérifiés."],
+    # queues
+    (
+        "",
+        "This list lost the values it was shown with: reload the page.",
+    ): "Cette liste a perdu les valeurs qu’elle affichait : rechargez la page.",
+    # queues
+    (
+        "",
+        "Someone else changed this field since you opened the list. Saved now: %(theirs)s. Yours: %(yours)s. Save again to replace their value with yours, or reload to keep theirs.",
+    ): "Quelqu’un d’autre a modifié ce champ depuis l’ouverture de la liste. Enregistré : %(theirs)s. Le vôtre : %(yours)s. Enregistrez à nouveau pour remplacer sa valeur par la vôtre, ou rechargez pour garder la sienne.",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

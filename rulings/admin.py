@@ -9,14 +9,12 @@ rulings. The ruling links list is the review queue of inferred links (counts on 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
@@ -25,62 +23,52 @@ from modeltranslation.admin import TranslationAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
 from audit.reverting import RevertingAdmin
+from kb.admin_conflicts import EditConflictMixin, InlineEditConflictMixin
+from kb.admin_queues import register_queue
 from search.admin import IndexedAdminMixin
 
 from .corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
 from .models import EDITABLE_CARD_FIELDS, Card, CardFace, LinkKind, Ruling, RulingLink
 
 
-def review_queues(request: HttpRequest) -> list[tuple[str, str, int, str]]:
-    """The review queues' counts for the admin index (one query each): inferred ruling links
-    to confirm or reject, rulings and cards a maintainer edited, rulings the last file lacked."""
-    if not request.user.has_perm("rulings.view_rulinglink"):
-        return []
-    links = reverse("admin:rulings_rulinglink_changelist")
-    rulings = reverse("admin:rulings_ruling_changelist")
-    cards = reverse("admin:rulings_card_changelist")
-    return [
-        (
-            "inferred",
-            _("Inferred ruling links to confirm or reject"),
-            RulingLink.objects.filter(kind=LinkKind.INFERRED).count(),
-            f"{links}?kind__exact={LinkKind.INFERRED}",
-        ),
-        (
-            "edited",
-            _("Rulings corrected by a maintainer"),
-            Ruling.objects.filter(text_edited=True).count(),
-            f"{rulings}?text_edited__exact=1",
-        ),
-        (
-            "missing",
-            _("Rulings absent from the last file"),
-            Ruling.objects.filter(missing=True).count(),
-            f"{rulings}?missing__exact=1",
-        ),
-        (
-            "cards",
-            _("Cards with fields edited by a maintainer"),
-            Card.objects.exclude(edited={}).count(),
-            f"{cards}?edited=1",
-        ),
-    ]
+def register_review_queues() -> None:
+    """The rulings app's review queues on the admin index (kb.admin_queues shows them): each
+    count is one query with the same filter as the change list it links to."""
+    register_queue(
+        "inferred",
+        _("Inferred ruling links to confirm or reject"),
+        "admin:rulings_rulinglink_changelist",
+        lambda: RulingLink.objects.filter(kind=LinkKind.INFERRED).count(),
+        params={"kind__exact": LinkKind.INFERRED},
+        order=10,
+    )
+    register_queue(
+        "edited",
+        _("Rulings corrected by a maintainer"),
+        "admin:rulings_ruling_changelist",
+        lambda: Ruling.objects.filter(text_edited=True).count(),
+        params={"text_edited__exact": "1"},
+        order=30,
+    )
+    register_queue(
+        "missing",
+        _("Rulings absent from the last file"),
+        "admin:rulings_ruling_changelist",
+        lambda: Ruling.objects.filter(missing=True).count(),
+        params={"missing__exact": "1"},
+        order=31,
+    )
+    register_queue(
+        "cards",
+        _("Cards with fields edited by a maintainer"),
+        "admin:rulings_card_changelist",
+        lambda: Card.objects.exclude(edited={}).count(),
+        params={"edited": "1"},
+        order=32,
+    )
 
 
-def _with_review_queues(index: Callable[..., Any]) -> Callable[..., Any]:
-    """The admin index with the queues' counts in its context (rulings/admin/index.html shows
-    them above Django's own index; other apps may wrap the index the same way)."""
-
-    def wrapped(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        context = {"ruling_review_queues": review_queues(request), **(extra_context or {})}
-        return index(request, extra_context=context)
-
-    return wrapped
-
-
-admin.site.index = _with_review_queues(admin.site.index)  # type: ignore[method-assign]
-if admin.site.index_template is None:
-    admin.site.index_template = "rulings/admin/index.html"
+register_review_queues()
 
 
 class TextListFormField(forms.JSONField):
@@ -135,7 +123,7 @@ class EditedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Card)
-class CardAdmin(IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
+class CardAdmin(EditConflictMixin, IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
     form = CardForm
     list_display = ["name", "type_line", "mana_cost", "data_source", "updated_at"]
     search_fields = ["name_en", "name_fr", "oracle_id", "key"]
@@ -168,7 +156,7 @@ class CardAdmin(IndexedAdminMixin, RevertingAdmin, TranslationAdmin):
         save_card(card=obj, changed=self.changed_fields(request, obj, form))
 
 
-class LinkInline(admin.TabularInline):
+class LinkInline(InlineEditConflictMixin, admin.TabularInline):
     model = RulingLink
     extra = 0
     fields = ["lineage", "kind", "evidence", "release", "number", "current_number"]
@@ -177,7 +165,7 @@ class LinkInline(admin.TabularInline):
 
 
 @admin.register(Ruling)
-class RulingAdmin(IndexedAdminMixin, RevertingAdmin):
+class RulingAdmin(EditConflictMixin, IndexedAdminMixin, RevertingAdmin):
     list_display = ["card", "date", "short_text", "text_edited", "missing", "is_heading"]
     list_filter = ["text_edited", "missing", "is_heading", "grouped_by_hand", "date"]
     list_select_related = ["card"]
@@ -227,7 +215,7 @@ class RulingAdmin(IndexedAdminMixin, RevertingAdmin):
 
 
 @admin.register(RulingLink)
-class RulingLinkAdmin(SimpleHistoryAdmin):
+class RulingLinkAdmin(EditConflictMixin, SimpleHistoryAdmin):
     """The review queue of inferred links: what the ruling says, on which card, the rule's
     number then (in the release in force on the ruling's date) and now, and the evidence."""
 

@@ -17,6 +17,7 @@ from tests.browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 WIDTH = 1280
+HEIGHT = 800
 
 
 @pytest.fixture(scope="session")
@@ -41,14 +42,14 @@ def reviewer(server_url, django_db_blocker) -> tuple[str, str]:
 
 
 def test_the_review_queue_fits_1280_px(server_url, reviewer, browser) -> None:
-    context = browser.new_context(viewport={"width": WIDTH, "height": 900}, locale="en-US")
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, locale="en-US")
     page = context.new_page()
     try:
         page.goto(server_url + "/admin/login/?next=/admin/")
         page.fill("#id_username", reviewer[0])
         page.fill("#id_password", reviewer[1])
         page.click("input[type=submit]")
-        queue = page.locator("#ruling-review-queues .queue-inferred")
+        queue = page.locator("#review-queues .queue-inferred")
         expect(queue).to_contain_text("Inferred ruling links")
         assert int(queue.locator(".count").inner_text()) > 0
         queue.get_by_role("link").click()
@@ -57,6 +58,18 @@ def test_the_review_queue_fits_1280_px(server_url, reviewer, browser) -> None:
             cell = page.locator("#result_list thead th", has_text=header).first
             box = cell.bounding_box()
             assert box is not None and box["x"] + box["width"] <= WIDTH, header
+        # The cells too, row by row: the rule's number then and now, and the evidence (cut
+        # short, the whole of it in the title attribute).
+        rows = page.locator("#result_list tbody tr")
+        assert rows.count() >= 10
+        for i in range(10):
+            row = rows.nth(i)
+            for column in ("number_then", "current_number", "evidence_short"):
+                box = row.locator(f"td.field-{column}").bounding_box()
+                assert box is not None and box["x"] + box["width"] <= WIDTH, (i, column)
+            evidence = row.locator("td.field-evidence_short span")
+            shown, title = evidence.inner_text(), evidence.get_attribute("title") or ""
+            assert title and len(shown) <= 70 and shown.rstrip("…") in title, (shown, title)
         overflow = page.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )

@@ -181,7 +181,7 @@ def test_the_review_queue_shows_what_a_reviewer_needs_and_its_count_on_the_index
     for shown in ("Bolt can target a planeswalker", "Lightning Bolt", "702.0", "702.1", "term 0"):
         assert shown in html
     index = admin_client.get(reverse("admin:index")).content.decode()
-    assert 'id="ruling-review-queues"' in index
+    assert 'id="review-queues"' in index
     assert "?kind__exact=inferred" in index and '<td class="count">3</td>' in index
 
 

@@ -1,0 +1,158 @@
+"""Review queues on the admin index (issue 12): each queue's count is the number of rows its
+link lists; apps register their own queues (kb does not know rulings); a maintainer works
+through the vocabulary queue with a bulk action that leaves history naming the reviewer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.db.models import Count, Q
+from django.test import Client
+from django.urls import reverse
+
+from kb import admin_queues, editing
+from kb.models import RuleVersion, VocabularyTerm
+from roles.groups import MAINTAINERS
+from tests.kb.test_editing import demo, version_of  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def maintainer(demo) -> Client:  # noqa: F811
+    user = User.objects.create_user("mai", password="pw", is_staff=True)
+    user.groups.add(Group.objects.get(name=MAINTAINERS))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def terms(demo) -> list[VocabularyTerm]:  # noqa: F811
+    lineage = version_of("602.2a").lineage_id
+    rows = [
+        ("activate", "activez", True),
+        ("flying", "vol", False),
+        ("haste", "célérité", False),
+        ("scry", "regard", False),
+    ]
+    return [
+        VocabularyTerm.objects.create(
+            en=en, fr=fr, kind="keyword", source="cards", lineage_id=lineage, checked=checked
+        )
+        for en, fr, checked in rows
+    ]
+
+
+def queues_on_index(client: Client) -> dict[str, tuple[int, str]]:
+    """{queue key: (count, link)} as the admin index shows them."""
+    html = client.get(reverse("admin:index")).content.decode()
+    box = re.search(r'<div class="module" id="review-queues">(.*?)</div>', html, re.S)
+    assert box, "no review queues box on the admin index"
+    rows = re.findall(
+        r'<tr class="queue-([\w-]+)">\s*<th scope="row"><a href="([^"]+)">[^<]+</a></th>\s*'
+        r'<td class="count">(\d+)</td>',
+        box.group(1),
+    )
+    return {key: (int(count), url.replace("&amp;", "&")) for key, url, count in rows}
+
+
+def listed(client: Client, url: str) -> int:
+    """How many rows a change list link lists."""
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.context["cl"].result_count
+
+
+def test_the_index_shows_each_queue_with_the_count_its_link_lists(
+    maintainer: Client, terms
+) -> None:
+    queues = queues_on_index(maintainer)
+    assert {"vocabulary", "inferred", "edited", "missing", "cards"} <= set(queues)
+    count, url = queues["vocabulary"]
+    assert count == 3 == listed(maintainer, url)
+    assert url.endswith("?checked__exact=0")
+    for key in ("inferred", "edited", "missing", "cards"):
+        count, url = queues[key]
+        assert count == listed(maintainer, url), key
+
+
+def test_queues_are_shown_to_those_who_may_open_them(demo) -> None:  # noqa: F811
+    nobody = User.objects.create_user("staff-only", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(nobody)
+    html = client.get(reverse("admin:index")).content.decode()
+    assert 'id="review-queues"' not in html
+
+
+def test_the_vocabulary_queue_empties_through_the_bulk_action_with_history(
+    maintainer: Client, terms
+) -> None:
+    url = reverse("admin:kb_vocabularyterm_changelist") + "?checked__exact=0"
+    unchecked = [t.pk for t in terms if not t.checked]
+    response = maintainer.post(
+        url, {"action": "mark_checked", "_selected_action": unchecked[:2]}, follow=True
+    )
+    assert "2 terms marked checked." in response.content.decode()
+    assert queues_on_index(maintainer)["vocabulary"][0] == 1
+    for pk in unchecked[:2]:
+        term = VocabularyTerm.objects.get(pk=pk)
+        assert term.checked and term.edited_by == "mai" and term.edited_at is not None
+        assert not term.edited  # the French term is the mined one still: only checked
+        last = term.history.latest("history_date")
+        assert last.checked and last.history_user.username == "mai"
+        assert last.history_change_reason == "marked checked"
+        assert last.prev_record is not None and not last.prev_record.checked
+    # Marking a checked term again changes nothing and records nothing.
+    before = VocabularyTerm.history.count()
+    maintainer.post(url, {"action": "mark_checked", "_selected_action": unchecked[:1]})
+    assert VocabularyTerm.history.count() == before
+
+
+def test_a_group_of_queues_is_counted_once_per_index_page(staff_french_group) -> None:
+    client, calls = staff_french_group
+    editing.edit_rule_version(version=version_of("602.2a"), user="t", text_fr="Texte.")
+    queues = queues_on_index(client)
+    assert len(calls) == 1
+    versions = RuleVersion.objects.all()
+    assert queues["test-fr-missing"][0] == versions.filter(text_fr="").count() > 0
+    assert queues["test-fr-missing"][0] == listed(client, queues["test-fr-missing"][1])
+    assert queues["test-fr-unofficial"][0] == 1 == listed(client, queues["test-fr-unofficial"][1])
+
+
+@pytest.fixture
+def staff_french_group(maintainer: Client):
+    """A group registered the way kb.admin_french registers the French queues, counted by a
+    real query (one aggregate for the group)."""
+    calls: list[int] = []
+
+    def counts() -> dict[str, int]:
+        calls.append(1)
+        return RuleVersion.objects.aggregate(
+            **{
+                "test-fr-missing": Count("pk", filter=Q(text_fr="")),
+                "test-fr-unofficial": Count("pk", filter=Q(fr_status="unofficial")),
+            }
+        )
+
+    changelist = "admin:kb_ruleversion_changelist"
+    admin_queues.register_french_queues(
+        counts,
+        [
+            ("test-fr-missing", "French texts missing", changelist, {"text_fr": ""}),
+            (
+                "test-fr-unofficial",
+                "French texts unofficial",
+                changelist,
+                {"fr_status__exact": "unofficial"},
+            ),
+        ],
+    )
+    try:
+        yield maintainer, calls
+    finally:
+        admin_queues.unregister_queue("test-fr-missing")
+        admin_queues.unregister_queue("test-fr-unofficial")
+    assert admin_queues.FRENCH_QUEUE_GROUP not in admin_queues._GROUPS

@@ -1,0 +1,129 @@
+"""An admin edit shows on the public pages and in the search right after save (issue 12), on the
+full archive: an English rule text, a French rule text and a vocabulary term. (The French
+rule text: tests/kb/test_editing_archive.py; a ruling: tests/rulings/test_edits_visible.py.)
+
+Each edit is an admin POST of the form as rendered. The commit hooks run as they would after
+the request's commit (the signal that relinks rulings, the index drain), then the pages are
+read by an anonymous client. The on-disk index outlives the test's transaction: each test puts
+the old value back through the same service and drains again."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from kb import editing
+from kb.models import Release, RuleNumber, RuleVersion, VocabularyTerm
+from search.indexing import drain
+from tests.kb.html_forms import form_values
+from tests.kb.test_editing_archive import current_602_2a
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+
+@pytest.fixture
+def staff(search_index) -> Client:
+    client = Client()
+    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
+    return client
+
+
+def post_change(client: Client, url: str, form_id: str, changes: dict[str, str], hooks) -> None:
+    data = form_values(client.get(url).content.decode(), form_id)
+    started = time.perf_counter()
+    with hooks():
+        response = client.post(url, {**data, **changes})
+    saved = time.perf_counter()
+    assert response.status_code == 302, response.content.decode()[:3000]
+    drain()  # in production the after-commit hook drains; KB_SEARCH_AUTO_DRAIN is off in tests
+    print(
+        f"\n{url}: admin POST (service, caches, commit hooks) {saved - started:.3f} s, "
+        f"index {time.perf_counter() - saved:.3f} s"
+    )
+
+
+def search(q: str, lang: str, kind: str = "") -> list[dict]:
+    params = {"q": q, "lang": lang, **({"kind": kind} if kind else {})}
+    return Client().get("/api/v1/search", params).json()["hits"]
+
+
+def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
+    version = current_602_2a()
+    original = version.text_en
+    edited = original.replace("activate", "activate (quixotrate)", 1)
+    assert edited != original
+    # The diff that shows this wording arriving (the release before it .. its first release).
+    before = Release.objects.filter(effective_date__lt=version.valid_from).latest("effective_date")
+    diff_url = f"/en/diff/{before.effective_date}..{version.valid_from}/"
+    assert Client().get(diff_url).status_code == 200
+    assert "quixotrate" not in Client().get(diff_url).content.decode()  # now cached
+    post_change(
+        staff,
+        reverse("admin:kb_ruleversion_change", args=[version.pk]),
+        "ruleversion_form",
+        {"text_en": edited},
+        lambda: django_capture_on_commit_callbacks(execute=True),
+    )
+    try:
+        assert "quixotrate" in Client().get("/en/rules/602.2a/").content.decode()
+        hits = search("quixotrate", "en")
+        assert hits and hits[0]["number"] == "602.2a"
+        assert "quixotrate" in Client().get(diff_url).content.decode()  # the cache followed
+    finally:
+        editing.edit_rule_version(version=version, user="t", text_en=original)
+        drain()
+    assert not search("quixotrate", "en")
+
+
+def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
+    """(602.2a's French text: tests/kb/test_editing_archive.py; here another rule, with an
+    example, through the rendered form.)"""
+    date = Release.objects.latest("effective_date").effective_date
+    lineage = RuleNumber.objects.as_of(date).get(number="702.9b").lineage_id
+    version = RuleVersion.objects.as_of(date).get(lineage_id=lineage)
+    french = "Une créature avec le vol ne peut être bloquée que par un flurbivolant."
+    post_change(
+        staff,
+        reverse("admin:kb_ruleversion_change", args=[version.pk]),
+        "ruleversion_form",
+        {"text_fr": french, "fr_status": "unofficial"},
+        lambda: django_capture_on_commit_callbacks(execute=True),
+    )
+    try:
+        page = Client().get("/fr/rules/702.9b/")
+        assert page.status_code == 200 and french in page.content.decode()
+        hits = search("flurbivolant", "fr")
+        assert hits and hits[0]["number"] == "702.9b"
+    finally:
+        editing.edit_rule_version(version=version, user="t", text_fr="", fr_status="")
+        drain()
+    assert not search("flurbivolant", "fr")
+
+
+def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
+    term = VocabularyTerm.objects.get(en="Flying", kind="keyword ability")
+    original = term.fr
+    rule = Client().get("/en/rules/702.9/").content.decode()
+    assert f"FR</abbr> {original}" in rule
+    post_change(
+        staff,
+        reverse("admin:kb_vocabularyterm_change", args=[term.pk]),
+        "vocabularyterm_form",
+        {"fr": "Volplanure"},
+        lambda: django_capture_on_commit_callbacks(execute=True),
+    )
+    try:
+        rule = Client().get("/en/rules/702.9/").content.decode()
+        assert "FR</abbr> Volplanure" in rule
+        # The French word now reaches the English rule (its indexed French name).
+        hits = search("volplanure", "fr", kind="rule")
+        assert hits and hits[0]["number"].startswith("702.9")
+    finally:
+        editing.edit_vocabulary_term(term=term, user="t", fr=original)
+        VocabularyTerm.objects.filter(pk=term.pk).update(edited=False, mined_fr="")
+        drain()
+    assert not search("volplanure", "fr", kind="rule")
