@@ -94,6 +94,13 @@ class ReleasePreview:
         """What the person must type to confirm: the set name, else the effective date."""
         return self.set_name or self.effective_date.isoformat()
 
+    def lost_items(self) -> list[tuple[str, str, str]]:
+        """What would be lost, as (rule or term, what, why) for the page."""
+        return [
+            (str(i.get("rule") or i.get("glossary") or ""), str(i["what"]), str(i["reason"]))
+            for i in self.lost
+        ]
+
     def summary(self) -> dict[str, int]:
         return {
             "added": len(self.added),
