@@ -289,7 +289,9 @@ def latest_modified(date_line: str | None = "January 24, 2099") -> str:
         text = re.sub(
             r"effective as of \w+ \d+, \d{4}", f"effective as of {date_line}", text, count=1
         )
-    text = text.replace("is identical to the process", "is the same as the process")
+    text = text.replace(
+        "activating an ability is identical to", "activating an ability is the same as"
+    )
     text = re.sub(r"\n603\.10g [^\n]*\n", "\n", text, count=1)
     added = "602.5f Activated abilities that read “Activate only during combat” are rare."
     return re.sub(r"(\n602\.5e [^\n]*\n)", rf"\1\n{added}\n", text, count=1)
