@@ -6,7 +6,7 @@ page showing it), `import_rules --replace` of the current release with maintaine
 it, and the admin's publish preview (the real import, rolled back) of the current release, as
 a replacement and as a new release. Its own throwaway database, like the other benches.
 `--last N` imports only the last N releases (quicker; the replace and preview figures depend
-on the release and its neighbours, not on the archive's length).
+on the release and its neighbours, not on the archive's length; `make bench` uses --last 8).
 """
 
 from __future__ import annotations

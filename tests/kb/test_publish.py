@@ -135,6 +135,34 @@ def test_preview_lists_maintainers_work_on_changed_and_removed_rules(demo) -> No
     }  # 602.2a's text goes on unchanged: its French text with it, nothing to say
 
 
+def test_preview_lists_link_decisions_on_the_rules_it_touches(demo) -> None:
+    from rulings.models import Card, LinkKind, Ruling, RulingLink
+
+    card = Card.objects.create(key="publish-test", slug="publish-test", name_en="Test Card")
+    for number, kind in (("602.3b", LinkKind.CONFIRMED), ("602.1b", LinkKind.REJECTED)):
+        ruling = Ruling.objects.create(
+            card=card, date=dt.date(2024, 1, 1), text=f"On {number}.", text_hash=number
+        )
+        lineage = RuleNumber.objects.as_of(CURRENT).get(number=number).lineage_id
+        RulingLink.objects.create(ruling=ruling, lineage_id=lineage, kind=kind, number=number)
+    ruling = Ruling.objects.create(card=card, date=dt.date(2024, 1, 2), text="Hm.", text_hash="c")
+    lineage = RuleNumber.objects.as_of(CURRENT).get(number="602.2a").lineage_id  # unchanged
+    RulingLink.objects.create(ruling=ruling, lineage_id=lineage, kind=LinkKind.CONFIRMED)
+    preview = preview_release(data=demo_new_text().encode(), source="x.txt")
+    assert [(m.where, m.what, m.fate) for m in preview.maintainer] == [
+        (
+            "602.1b",
+            "rejected link: ruling on Test Card (2024-01-01)",
+            "kept; the rule's text changed: check that it still holds",
+        ),
+        (
+            "602.3b",
+            "confirmed link: ruling on Test Card (2024-01-01)",
+            "kept; the rule is gone from the new text (no current number)",
+        ),
+    ]
+
+
 def test_publish_imports_and_a_bad_file_names_its_line(demo) -> None:
     result = publish_release(data=demo_new_text().encode(), source="x.txt", set_name="Zed")
     assert (result.effective_date, result.action) == (NEW, "created")
