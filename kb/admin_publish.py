@@ -49,7 +49,7 @@ _ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
 def upload_dir() -> Path:
     folder = Path(getattr(settings, "KB_PUBLISH_DIR", Path(settings.VAR_DIR) / "publish"))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
 
@@ -106,6 +106,7 @@ class Stored:
     def create(cls, data: bytes, preview: ReleasePreview, user_id: Any) -> Stored:
         _sweep()
         stored = cls(uuid.uuid4().hex)
+        stored.file.touch(mode=0o600)
         stored.file.write_bytes(data)
         stored.meta.write_text(
             json.dumps({"user": user_id, "preview": preview.to_json()}), encoding="utf-8"
