@@ -189,3 +189,18 @@ def test_a_maintainer_edits_reverts_conflicts_and_publishes(
     shot(page, "35-published")
     page.goto(server_url + "/en/2099-03-13/rules/602.2b/")
     expect(page.locator("main")).to_contain_text("is the same as the process")
+
+
+@pytest.mark.django_db
+def test_the_maintainers_group_may_publish_and_replace() -> None:
+    """(Also makes pytest-django set up the test database when this module runs alone: it
+    sets up only the databases that some collected test marks.)"""
+    from django.contrib.auth.models import Group
+
+    from roles.groups import MAINTAINERS
+
+    codenames = set(
+        Group.objects.get(name=MAINTAINERS).permissions.values_list("codename", flat=True)
+    )
+    assert {"add_release", "change_release", "view_release"} <= codenames
+    assert "delete_release" not in codenames
