@@ -53,6 +53,7 @@ bench: install
 	$(PYTHON) -m bench.kb
 	$(PYTHON) -m bench.rulings
 	$(PYTHON) -m bench.search
+	$(PYTHON) -m bench.maintainers --last 8
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

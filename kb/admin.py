@@ -24,6 +24,7 @@ from search.admin import IndexedAdminMixin
 
 from . import editing
 from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
+from .admin_publish import PublishAdminMixin
 from .admin_queues import register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
 from .archive.importer import Importer, ImportRefused
@@ -87,9 +88,12 @@ class NoAddDeleteMixin:
 
 
 @admin.register(Release)
-class ReleaseAdmin(EditConflictMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin):
+class ReleaseAdmin(
+    PublishAdminMixin, EditConflictMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin
+):
     """Names and texts of a release are editable; its date and checksum key the archive.
-    Deleting goes through the importer's removal path (its neighbours' intervals re-link)."""
+    Deleting goes through the importer's removal path (its neighbours' intervals re-link);
+    new releases are published from an uploaded file (kb.admin_publish)."""
 
     list_display = ["effective_date", "set_name", "set_code", "imported_at"]
     search_fields = ["set_name_en", "set_name_fr", "set_code"]

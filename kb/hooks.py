@@ -59,3 +59,26 @@ def register_site_data_loader(loader: SiteDataLoader) -> SiteDataLoader:
 
 def site_data_loaders() -> list[SiteDataLoader]:
     return list(_site_data_loaders)
+
+
+#: What other apps keep on rule lineages that a maintainer decided (the rulings app: confirmed
+#: and rejected links), described for the publish preview: lineage id -> descriptions.
+DecisionReader = Callable[[set[int]], dict[int, list[str]]]
+_decision_readers: list[DecisionReader] = []
+
+
+def register_maintainer_decisions(reader: DecisionReader) -> DecisionReader:
+    if reader not in _decision_readers:
+        _decision_readers.append(reader)
+    return reader
+
+
+def maintainer_decisions(lineage_ids: set[int]) -> dict[int, list[str]]:
+    """Every registered app's decisions on these lineages, merged."""
+    out: dict[int, list[str]] = {}
+    if not lineage_ids:
+        return out
+    for reader in _decision_readers:
+        for lid, items in reader(lineage_ids).items():
+            out.setdefault(lid, []).extend(items)
+    return out

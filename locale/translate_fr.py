@@ -592,6 +592,99 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "Someone else changed this field since you opened the list. Saved now: %(theirs)s. Yours: %(yours)s. Save again to replace their value with yours, or reload to keep theirs.",
     ): "Quelqu’un d’autre a modifié ce champ depuis l’ouverture de la liste. Enregistré : %(theirs)s. Le vôtre : %(yours)s. Enregistrez à nouveau pour remplacer sa valeur par la vôtre, ou rechargez pour garder la sienne.",
+    # publish: publishing a release from the admin (issue 12)
+    ("", "Official file"): "Fichier officiel",  # publish
+    (
+        "",
+        "The English Comprehensive Rules as a .txt file (any line ends: CRLF, LF or CR).",
+    ): "Les règles complètes en anglais, en fichier .txt (toutes fins de ligne : CRLF, LF ou CR).",  # publish
+    ("", "Set name"): "Nom de l’extension",  # publish
+    (
+        "",
+        "The set the release comes with, if known.",
+    ): "L’extension qui accompagne cette version, si on la connaît.",  # publish
+    ("", "Set code"): "Code de l’extension",  # publish
+    (
+        "",
+        "Upload the official text file (.txt).",
+    ): "Envoyez le fichier texte officiel (.txt).",  # publish
+    (
+        "",
+        "The file is larger than %(mb)d MB: not a rules document.",
+    ): "Le fichier dépasse %(mb)d Mo : ce n’est pas un document de règles.",  # publish
+    (
+        "",
+        "Type the set name (or the effective date) to confirm",
+    ): "Tapez le nom de l’extension (ou la date d’entrée en vigueur) pour confirmer",  # publish
+    ("", "Publish a release"): "Publier une version",  # publish
+    (
+        "",
+        "The release effective %(date)s is already loaded with this very text: there is nothing to publish.",
+    ): "La version en vigueur le %(date)s est déjà chargée avec ce même texte : il n’y a rien à publier.",  # publish
+    (
+        "",
+        "This upload has expired or is unknown: upload the file again.",
+    ): "Cet envoi a expiré ou est inconnu : envoyez le fichier à nouveau.",  # publish
+    (
+        "",
+        "Publishing cancelled: nothing was changed.",
+    ): "Publication annulée : rien n’a été modifié.",  # publish
+    (
+        "",
+        "Type “%(name)s” to publish this release.",
+    ): "Tapez « %(name)s » pour publier cette version.",  # publish
+    (
+        "",
+        "Published the release effective %(date)s (%(action)s, %(rules)s rules).",
+    ): "Version en vigueur le %(date)s publiée (%(action)s, %(rules)s règles).",  # publish
+    (
+        "",
+        "Replace the release effective %(date)s",
+    ): "Remplacer la version en vigueur le %(date)s",  # publish
+    ("", "New release effective %(date)s"): "Nouvelle version en vigueur le %(date)s",  # publish
+    ("", "File"): "Fichier",  # publish
+    ("", "Compared with"): "Comparée à",  # publish
+    ("", "the loaded text of this release"): "le texte chargé de cette version",  # publish
+    ("", "the release effective %(date)s"): "la version en vigueur le %(date)s",  # publish
+    ("", "nothing (the first release)"): "rien (la première version)",  # publish
+    ("", "In the new text"): "Dans le nouveau texte",  # publish
+    (
+        "",
+        "%(rules)s rules, %(subrules)s subrules, %(glossary)s glossary terms, %(anomalies)s anomalies",
+    ): "%(rules)s règles, %(subrules)s sous-règles, %(glossary)s termes du glossaire, %(anomalies)s anomalies",  # publish
+    ("", "What changes"): "Ce qui change",  # publish
+    ("", "Changed (wording or examples)"): "Modifiées (formulation ou exemples)",  # publish
+    ("", "Renumbered"): "Renumérotées",  # publish
+    ("", "References renumbered only"): "Renvois renumérotés seulement",  # publish
+    ("", "Glossary changes"): "Changements du glossaire",  # publish
+    ("", "was %(old)s"): "anciennement %(old)s",  # publish
+    ("", "Maintainers' work"): "Travail des mainteneurs",  # publish
+    ("", "Carried over:"): "Reporté :",  # publish
+    ("", "Rule or term"): "Règle ou terme",  # publish
+    ("", "Work"): "Travail",  # publish
+    ("", "What becomes of it"): "Ce qu’il devient",  # publish
+    (
+        "",
+        "This release touches no maintainer's work.",
+    ): "Cette version ne touche aucun travail de mainteneur.",  # publish
+    (
+        "",
+        "“Replace anyway” keeps them in the import record.",
+    ): "« Remplacer quand même » les conserve dans le compte rendu d’import.",  # publish
+    ("", "Type “%(name)s”."): "Tapez « %(name)s ».",  # publish
+    ("", "Replace anyway"): "Remplacer quand même",  # publish
+    ("", "Replace"): "Remplacer",  # publish
+    ("", "Publish"): "Publier",  # publish
+    ("", "Cancel"): "Annuler",  # publish
+    (
+        "",
+        "Upload the official English Comprehensive Rules text. Nothing is changed yet: the next page shows what publishing it would add, remove, change and renumber, and what it does to maintainers' work, before you confirm.",
+    ): "Envoyez le texte officiel des règles complètes en anglais. Rien n’est encore modifié : la page suivante montre ce que sa publication ajouterait, retirerait, modifierait et renuméroterait, et ce qu’elle fait du travail des mainteneurs, avant que vous confirmiez.",  # publish
+    ("", "Preview"): "Aperçu",  # publish
+    ("", "Replacing would lose %(n)s item of maintainers' work:"): [  # publish
+        "Remplacer perdrait %(n)s élément du travail des mainteneurs :",
+        "Remplacer perdrait %(n)s éléments du travail des mainteneurs :",
+    ],
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -8,10 +8,16 @@ from pathlib import Path
 
 from django.conf import settings
 
-from kb.hooks import Panel, RulePage, register_rule_panel, register_site_data_loader
+from kb.hooks import (
+    Panel,
+    RulePage,
+    register_maintainer_decisions,
+    register_rule_panel,
+    register_site_data_loader,
+)
 from kb.models import VocabularyTerm
 
-from .models import Ruling
+from .models import LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
 from .selectors import rulings_on
@@ -31,6 +37,23 @@ def rulings_on_this_rule(page: RulePage) -> Panel | None:
         "rulings/rule_panel.html",
         {"page": current, "rulings": html, "count": current.paginator.count, "number": page.number},
     )
+
+
+@register_maintainer_decisions
+def decided_links(lineage_ids: set[int]) -> dict[int, list[str]]:
+    """Links a maintainer confirmed or rejected on these rules (the publish preview lists
+    them under the rules a new release changes, renumbers or removes). One query."""
+    out: dict[int, list[str]] = {}
+    rows = (
+        RulingLink.objects.filter(
+            lineage_id__in=lineage_ids, kind__in=[LinkKind.CONFIRMED, LinkKind.REJECTED]
+        )
+        .order_by("lineage_id", "ruling__card__name_en", "ruling__date")
+        .values_list("lineage_id", "kind", "ruling__card__name_en", "ruling__date")
+    )
+    for lid, kind, card, date in rows:
+        out.setdefault(lid, []).append(f"{kind} link: ruling on {card} ({date.isoformat()})")
+    return out
 
 
 DEMO_CARDS = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
