@@ -8,10 +8,12 @@ from collections.abc import Callable
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from . import hooks, selectors
 from .crtext.numbers import is_number, kind_of
+from .french_status import attach_anomalies, french_states
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
 from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
@@ -146,10 +148,19 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     main = next((e for e in entries if e.number == number), None)
     if main is None:
         return _missing_rule(page, number)
+    french = french_states([e.version for e in entries], page.date)
     selectors.render_entries(
-        entries, page.date, page.rule_url, selectors.glossary_linker(page.release, page.term_url)
+        entries,
+        page.date,
+        page.rule_url,
+        selectors.glossary_linker(page.release, page.term_url),
+        french=french,
     )
     selectors.attach_french(entries)
+    bilingual = any(f.text for f in french.values())
+    show_anomalies = bilingual and request.user.is_staff
+    if show_anomalies:
+        attach_anomalies((e.number, e.fr) for e in entries if e.fr)
     headings = selectors.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
@@ -176,8 +187,22 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             ),
             pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
             current_url=reverse("kb:current_rule", args=[number]),
+            **_bilingual(bilingual, main, show_anomalies),
         ),
     )
+
+
+def _bilingual(bilingual: bool, main: selectors.Entry, show_anomalies: bool) -> dict[str, object]:
+    """Side by side where the page has French: French first under /fr/. The notice "no
+    French text is loaded" is left out when the rule shown has one."""
+    out: dict[str, object] = {
+        "bilingual": bilingual,
+        "french_first": (get_language() or "")[:2] == "fr",
+        "show_anomalies": show_anomalies,
+    }
+    if main.fr is not None and main.fr.text:
+        out["translated_language"] = ""
+    return out
 
 
 def _missing_rule(page: _Page, number: str) -> HttpResponse:
