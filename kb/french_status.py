@@ -29,7 +29,7 @@ from django.db.models import Case, F, Q, TextField, Value, When
 from django.utils.safestring import SafeString
 
 from .diffing import word_diff
-from .models import Anomaly, RuleVersion
+from .models import Anomaly, Release, RuleNumber, RuleVersion
 from .models.versioning import FrenchStatus
 
 MISSING = "missing"
@@ -47,6 +47,7 @@ class FrenchText:
 
     status: str  # missing, official, unofficial, reviewed
     text: str = ""
+    lineage_id: int | None = None
     version_id: int | None = None  # the version that holds the French text
     translates: dt.date | None = None  # the English release the French translates
     stale: bool = False
@@ -198,6 +199,7 @@ def _states(
         out[vid] = (
             _state(versions, row, english.get(vid, "")) if row is not None else FrenchText(MISSING)
         )
+        out[vid].lineage_id = lineage
     return out
 
 
@@ -221,13 +223,149 @@ def attach_anomalies(states: Iterable[tuple[str, FrenchText]]) -> None:
         fr.anomalies = found.get((number, fr.translates), [])
 
 
+# -- the translators' worklist ----------------------------------------------------------------
+
+
+@dataclass
+class WorkRow:
+    """A rule whose French needs work (or, filtered, any state)."""
+
+    number: str
+    kind: str
+    sort: str
+    french: FrenchText
+    version_id: int
+    url: str = ""  # the pages fill in the links
+    diff_url: str = ""
+    admin_url: str = ""
+
+
+@dataclass
+class WorkChapter:
+    number: str
+    title: str
+    title_lang: str
+    rows: list[WorkRow] = field(default_factory=list)
+    url: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class WorkSection:
+    number: str
+    title: str
+    title_lang: str
+    chapters: list[WorkChapter] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Worklist:
+    """Every rule of a release whose French is missing, stale or unofficial, grouped by
+    section and chapter, with counts per state (over all rules, whatever the filter)."""
+
+    date: dt.date
+    state: str  # the filter ("" for every state to do)
+    counts: dict[str, int]
+    sections: list[WorkSection]
+    total: int  # rules (and subrules) in the release
+
+    @property
+    def shown(self) -> int:
+        return sum(len(c.rows) for s in self.sections for c in s.chapters)
+
+
+def worklist(date: dt.date, *, state: str = "", french_titles: bool = False) -> Worklist:
+    """The translators' worklist of the release effective `date` (three queries, whatever
+    the size of the release: the French states, the numbers, the titles).
+
+    `state`: one of TO_DO to list only those rows ("" lists them all). Counts are of every
+    rule and subrule of the release, per state, at the top and per chapter. `french_titles`:
+    section and chapter titles from the French document where loaded (French pages)."""
+    states = release_french_states(date)
+    by_lineage = {f.lineage_id: (vid, f) for vid, f in states.items()}
+    numbers = list(
+        RuleNumber.objects.as_of(date)
+        .filter(kind__in=["rule", "subrule"])
+        .order_by("sort_key", "ordinal")
+        .values_list("lineage_id", "number", "kind", "sort_key")
+    )
+    titles = _titles(date, french_titles)
+    wanted = (state,) if state in TO_DO else TO_DO
+    counts = dict.fromkeys(STATES, 0)
+    sections: dict[str, WorkSection] = {}
+    chapters: dict[str, WorkChapter] = {}
+    for lineage, number, kind, sort in numbers:
+        found = by_lineage.get(lineage)
+        if found is None:
+            continue
+        vid, french = found
+        counts[french.state] += 1
+        section = sections.get(number[0])
+        if section is None:
+            title, lang = titles.get(number[0], ("", "en"))
+            section = sections[number[0]] = WorkSection(number[0], title, lang)
+        chapter = chapters.get(number[:3])
+        if chapter is None:
+            title, lang = titles.get(number[:3], ("", "en"))
+            chapter = chapters[number[:3]] = WorkChapter(number[:3], title, lang)
+            section.chapters.append(chapter)
+        for group in (section.counts, chapter.counts):
+            group[french.state] = group.get(french.state, 0) + 1
+        if french.state in wanted:
+            chapter.rows.append(WorkRow(number, kind, sort, french, vid))
+    for section in sections.values():
+        section.chapters = [c for c in section.chapters if c.rows]
+    return Worklist(
+        date,
+        state if state in TO_DO else "",
+        counts,
+        [s for s in sorted(sections.values(), key=lambda s: s.number) if s.chapters],
+        sum(counts.values()),
+    )
+
+
+def _titles(date: dt.date, french: bool) -> dict[str, tuple[str, str]]:
+    """Section and chapter titles by number, with the language each is in (one query)."""
+    rows = RuleVersion.objects.numbered_as_of(
+        date, Q(lineage__numbers__kind__in=["section", "chapter"])
+    ).values_list("lineage__numbers__number", "text_en", "text_fr")
+    return {number: (fr, "fr") if french and fr else (en, "en") for number, en, fr in rows}
+
+
+def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
+    """How many rules of a release (the current one by default) have their French missing,
+    stale or unofficial: what the admin's review queues show (two queries)."""
+    if date is None:
+        date = (
+            Release.objects.order_by("-effective_date")
+            .values_list("effective_date", flat=True)
+            .first()
+        )
+        if date is None:
+            return dict.fromkeys(TO_DO, 0)
+    rules = set(
+        RuleNumber.objects.as_of(date)
+        .filter(kind__in=["rule", "subrule"])
+        .values_list("lineage_id", flat=True)
+    )
+    counts = dict.fromkeys(TO_DO, 0)
+    for french in release_french_states(date).values():
+        if french.lineage_id in rules and french.state in counts:
+            counts[french.state] += 1
+    return counts
+
+
 __all__ = [
     "MISSING",
     "STALE",
     "STATES",
     "TO_DO",
     "FrenchText",
+    "Worklist",
     "attach_anomalies",
+    "french_queue_counts",
     "french_states",
     "release_french_states",
+    "worklist",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from . import hooks, selectors
 from .crtext.numbers import is_number, kind_of
-from .french_status import attach_anomalies, french_states
+from .french_status import STATES, TO_DO, attach_anomalies, french_states, worklist
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
 from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
@@ -370,4 +371,53 @@ def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "kb/glossary_history.html",
         {"term": term, "items": items, "current_release": releases.current},
+    )
+
+
+def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
+    """The translators' worklist: every rule of a release whose French is missing, stale or
+    unofficial, by section and chapter, with counts; `?state=` filters (an unknown state
+    lists them all)."""
+    asked = request.GET.get("release", "")
+    if release == "current" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", asked):
+        query = f"?state={request.GET['state']}" if request.GET.get("state") else ""
+        return redirect(reverse("kb:translation_release", args=[asked]) + query)
+    page = _page(request, release, lambda t: reverse("kb:translation_release", args=[t]))
+    if isinstance(page, HttpResponse):
+        return page
+    state = request.GET.get("state", "")
+    work = worklist(page.date, state=state, french_titles=(get_language() or "")[:2] == "fr")
+    release_iso = page.date.isoformat()
+    diff_template = reverse("kb:diff", args=["0000-00-00", release_iso])
+    admin_template = ""
+    if request.user.is_staff:
+        admin_template = reverse("admin:kb_ruleversion_change", args=[0])
+    for section in work.sections:
+        for chapter in section.chapters:
+            chapter.url = page.rule_url(chapter.number)
+            for row in chapter.rows:
+                row.url = page.rule_url(row.number)
+                row.diff_url = (
+                    diff_template.replace("0000-00-00", row.french.translates.isoformat())
+                    + f"?section={row.number[0]}#r-{row.number}"
+                    if row.french.stale and row.french.translates
+                    else ""
+                )
+                row.admin_url = (
+                    admin_template.replace("/0/", f"/{row.version_id}/") if admin_template else ""
+                )
+    return render(
+        request,
+        "kb/translation.html",
+        page.context(
+            work=work,
+            states=STATES,
+            to_do=TO_DO,
+            releases=list(reversed(page.releases.all)),
+            translation_url=reverse("kb:translation_release", args=[page.token])
+            if not page.is_current
+            else reverse("kb:translation"),
+            current_url=reverse("kb:translation"),
+            translated_language="",  # the worklist is about French texts: no notice
+        ),
     )
