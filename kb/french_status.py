@@ -333,9 +333,10 @@ def _titles(date: dt.date, french: bool) -> dict[str, tuple[str, str]]:
     return {number: (fr, "fr") if french and fr else (en, "en") for number, en, fr in rows}
 
 
-def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
-    """How many rules of a release (the current one by default) have their French missing,
-    stale or unofficial: what the admin's review queues show (two queries)."""
+def rule_french_states(date: dt.date | None = None) -> dict[int, FrenchText]:
+    """The French state of every rule and subrule version of a release (the current one by
+    default), by version id: sections' and chapters' titles left out, as on the worklist
+    (three queries at most)."""
     if date is None:
         date = (
             Release.objects.order_by("-effective_date")
@@ -343,15 +344,25 @@ def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
             .first()
         )
         if date is None:
-            return dict.fromkeys(TO_DO, 0)
+            return {}
     rules = set(
         RuleNumber.objects.as_of(date)
         .filter(kind__in=["rule", "subrule"])
         .values_list("lineage_id", flat=True)
     )
+    return {
+        vid: french
+        for vid, french in release_french_states(date).items()
+        if french.lineage_id in rules
+    }
+
+
+def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
+    """How many rules of a release (the current one by default) have their French missing,
+    stale or unofficial: what the admin's review queues show."""
     counts = dict.fromkeys(TO_DO, 0)
-    for french in release_french_states(date).values():
-        if french.lineage_id in rules and french.state in counts:
+    for french in rule_french_states(date).values():
+        if french.state in counts:
             counts[french.state] += 1
     return counts
 
@@ -367,5 +378,6 @@ __all__ = [
     "french_queue_counts",
     "french_states",
     "release_french_states",
+    "rule_french_states",
     "worklist",
 ]
