@@ -24,6 +24,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, requires_seed]
 ROE = dt.date(2010, 4, 23)
 
 
+@pytest.mark.django_db
+def test_the_served_archive_has_no_french_before_this_module(archive) -> None:
+    """(Also makes pytest-django set up the test database when this module runs alone: it
+    sets up only the databases that some collected test marks.)"""
+    from kb.models import ImportRecord
+    from kb.selectors import rule_version
+
+    assert not ImportRecord.objects.filter(lang="fr").exists()
+    assert rule_version("602.2a", ROE).text_fr == ""
+
+
 @pytest.fixture(scope="module")
 def french_loaded(server_url, django_db_blocker) -> Iterator[str]:
     """The test document imported and committed; everything it wrote removed afterwards."""
