@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models import Case, F, Q, QuerySet, TextField, Value, When
 from django.utils.safestring import SafeString
 
 from .diffing import word_diff
@@ -100,10 +100,11 @@ def _rows(lineage_ids: Iterable[int] | None, date: dt.date, texts: bool) -> list
     whole history of every lineage cost 0.4 s on the full archive). With `texts`, the English
     of the versions that hold a French text (the English it translates) comes too."""
     scope = Q(lineage_id__in=list(lineage_ids)) if lineage_ids is not None else Q()
-    with_french = RuleVersion.objects.filter(scope, valid_from__lte=date, text_fr__gt="").values(
-        "lineage_id"
-    )
-    qs = RuleVersion.objects.filter(
+    # A plain QuerySet: modeltranslation's rewrites every values() row (a third of the time
+    # on a whole release); the columns read here are named explicitly (text_en, text_fr).
+    plain = QuerySet(model=RuleVersion)
+    with_french = plain.filter(scope, valid_from__lte=date, text_fr__gt="").values("lineage_id")
+    qs = plain.filter(
         (scope & valid_on(date)) | Q(valid_from__lte=date, lineage_id__in=with_french)
     ).annotate(translates=F("fr_release__effective_date"))
     if texts:
