@@ -22,6 +22,14 @@ from tests.crtext.french_fixtures import french_document, requires_seed
 pytestmark = [pytest.mark.slow, pytest.mark.browser, requires_seed]
 
 ROE = dt.date(2010, 4, 23)
+#: What sticks out past the right edge (for the failure message).
+PAST_THE_EDGE = """() => {
+  const w = document.documentElement.clientWidth;
+  return [...document.querySelectorAll("main *")]
+    .filter((e) => e.getBoundingClientRect().right > w + 1)
+    .slice(0, 5)
+    .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);
+}"""
 
 
 @pytest.mark.django_db
@@ -104,7 +112,8 @@ def test_on_a_phone_the_columns_are_stacked(french_loaded, browser) -> None:
         overflow = page.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
-        assert overflow <= 0, f"{overflow} px past the right edge"
+        past = page.evaluate(PAST_THE_EDGE)
+        assert overflow <= 0, f"{overflow} px past the right edge: {past}"
         shot(page, "32-french-602-phone")
     finally:
         context.close()
