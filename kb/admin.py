@@ -24,6 +24,7 @@ from search.admin import IndexedAdminMixin
 
 from . import editing
 from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
+from .admin_french import FrenchStateFilter
 from .admin_publish import PublishAdminMixin
 from .admin_queues import register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
@@ -208,7 +209,7 @@ class RuleVersionAdmin(
     list_display = ["lineage", "valid_from", "valid_to", "change", "wording_since", "fr_status"]
     list_select_related = ["lineage"]
     search_fields = ["lineage__key", "text_en", "text_fr"]
-    list_filter = ["change", "fr_status", "en_edited", "fr_edited"]
+    list_filter = [FrenchStateFilter, "change", "fr_status", "en_edited", "fr_edited"]
     raw_id_fields = ["fr_release"]
     readonly_fields = ["lineage", *_DERIVED, *_EDIT_MARKS]
     fields = ["lineage", "text", "fr_status", "fr_release", *_DERIVED, *_EDIT_MARKS]

@@ -17,6 +17,7 @@ from config import languages
 
 from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
+from .french_status import FrenchText, french_states
 from .history import diff_between
 from .history import rule_history as history_of
 from .models import Reference, Release
@@ -62,6 +63,17 @@ class LastChanged(Schema):
     change: str
 
 
+class FrenchOut(Schema):
+    """The French text of a rule and where it comes from (kb.french_status)."""
+
+    text: str
+    status: str  # official, unofficial, reviewed
+    translates: dt.date | None  # the English release the French translates
+    stale: bool  # the English changed since (typography-only changes do not count)
+    english_changed_in: dt.date | None  # the first release whose English differs since
+    diff: str | None  # HTML word diff (<del>, <ins>) of that English to the English shown
+
+
 class RuleOut(Schema):
     number: str
     kind: str
@@ -69,6 +81,8 @@ class RuleOut(Schema):
     lang: str
     text: str
     text_lang: str
+    text_en: str
+    french: FrenchOut | None
     french_text_loaded: bool
     examples: list[str]
     references: list[ReferenceOut]
@@ -156,7 +170,10 @@ def rule(
     request: HttpRequest, number: str, release: str = "current", lang: str = languages.SOURCE
 ) -> RuleOut:
     """`release`: `current` (default), an effective date or any date (the release in force on
-    it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so)."""
+    it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so).
+    `text_en` is always the English; `french` is the French text with its provenance (status,
+    the English release it translates, stale when the English changed since, with the diff),
+    or null where no version of the rule up to that release has French."""
     if languages.language(lang) is None:
         raise HttpError(400, f"unknown language {lang!r}: use {' or '.join(languages.CODES)}")
     rel = resolve_release(release)
@@ -182,6 +199,7 @@ def rule(
     # The text in the language asked for where one is loaded, else the source's (said so).
     translated = lang != languages.SOURCE and bool(getattr(version, f"text_{lang}"))
     shown = f"text_{lang}" if translated else source
+    french = french_states([version], date)[version.pk]
     children = [e for e in entries if e is not main and parent_of(e.number) == number]
     if kind_of(number) == "section":
         children = [e for e in entries if e is not main]
@@ -192,6 +210,8 @@ def rule(
         lang=lang,
         text=getattr(version, shown),
         text_lang=lang if translated else languages.SOURCE,
+        text_en=version.text_en,
+        french=_french_out(french),
         french_text_loaded=bool(version.text_fr),
         examples=[getattr(ex, shown) or getattr(ex, source) for ex in examples],
         references=_references(refs, text_of, exists, url),
@@ -211,6 +231,21 @@ def rule(
             else reverse("kb:current_rule", args=[number])
         ),
         pinned_url=url(number),
+    )
+
+
+def _french_out(french: FrenchText) -> FrenchOut | None:
+    """The `french` object of a rule answer (null where no French text exists up to the
+    release asked: a stale one from an earlier version is given, marked stale)."""
+    if french.missing:
+        return None
+    return FrenchOut(
+        text=french.text,
+        status=french.status,
+        translates=french.translates,
+        stale=french.stale,
+        english_changed_in=french.english_changed_in,
+        diff=str(french.diff) if french.stale else None,
     )
 
 

@@ -22,11 +22,14 @@ from typing import NamedTuple
 
 from django.db.models import Count, F, Max, Min, Q, QuerySet
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from config import languages
 from kb.crtext.numbers import kind_of, parent_of, sort_key
 from search.analysis import fold
 
+from .archive.texts import analyse
+from .french_status import FrenchText
 from .models import (
     Example,
     GlossaryTerm,
@@ -155,6 +158,7 @@ class Entry:
     examples: list[SafeString | str] = field(default_factory=list)
     url: str = ""
     french: VocabularyTerm | None = None  # a keyword rule's French name, where known
+    fr: FrenchText | None = None  # the French text of the rule (kb.french_status), pages only
 
     @property
     def anchor(self) -> str:
@@ -163,6 +167,17 @@ class Entry:
     @property
     def text(self) -> str:
         return self.version.text_en
+
+    @property
+    def title(self) -> str:
+        """A section's or chapter's title in the page's language: on French pages the French
+        document's title where one is loaded for this version (issue 13), else the English."""
+        return self.version.text_fr if self.title_lang == "fr" else self.version.text_en
+
+    @property
+    def title_lang(self) -> str:
+        """The language `title` is in (for the `lang` attribute around it)."""
+        return "fr" if (get_language() or "")[:2] == "fr" and self.version.text_fr else "en"
 
 
 #: What pages read of a version (not the modeltranslation mirror column `text`).
@@ -280,20 +295,40 @@ def neighbours(number: str, date: dt.date) -> tuple[str | None, str | None]:
 
 
 def render_entries(
-    entries: Iterable[Entry], date: dt.date, url_for: UrlFor, terms: TermLinker | None = None
+    entries: Iterable[Entry],
+    date: dt.date,
+    url_for: UrlFor,
+    terms: TermLinker | None = None,
+    french: dict[int, FrenchText] | None = None,
 ) -> None:
-    """Fill in the rendered HTML of entries and their examples (three queries in all)."""
+    """Fill in the rendered HTML of entries and their examples (three queries in all).
+
+    With `french` (kb.french_status states by version id), each entry also gets its French
+    text rendered (`entry.fr`) with its examples, in the same three queries: the French
+    examples are read with the English ones, and the numbers a current French text cites are
+    resolved with the English citations (a stale French text cites the numbers of its own
+    release, so its citations stay plain text)."""
     entries = list(entries)
+    french = french or {}
     ids = [e.version.pk for e in entries]
+    holders = {f.version_id for f in french.values() if f.version_id}
     examples: dict[int, list[Example]] = defaultdict(list)
-    for ex in Example.objects.filter(version_id__in=ids).order_by("version_id", "position"):
+    for ex in Example.objects.filter(version_id__in={*ids, *holders}).order_by(
+        "version_id", "position"
+    ):
         examples[ex.version_id].append(ex)
     spans: dict[tuple[int, int | None], list[Span]] = defaultdict(list)
     for ref in Reference.objects.filter(rule_version_id__in=ids, lang="en").order_by("start"):
         spans[(ref.rule_version_id, ref.example_position)].append(
             Span(ref.start, ref.end, ref.target, ref.target_end)
         )
-    resolve = resolver([s for group in spans.values() for s in group], date, url_for)
+    french_spans = {
+        vid: [Span(r.start, r.end, r.target, r.target_end) for r in analyse(f.text).refs]
+        for vid, f in french.items()
+        if f.text and not f.stale
+    }
+    cited = [s for group in [*spans.values(), *french_spans.values()] for s in group]
+    resolve = resolver(cited, date, url_for)
     for e in entries:
         # Titles of sections and chapters stay plain: a heading full of links reads badly.
         linker = terms if e.kind in ("rule", "subrule") else None
@@ -302,6 +337,15 @@ def render_entries(
             render_text(ex.text_en, spans[(e.version.pk, ex.position)], resolve, linker)
             for ex in examples[e.version.pk]
         ]
+        fr = french.get(e.version.pk)
+        if fr is None:
+            continue
+        e.fr = fr
+        if fr.text:
+            fr.html = render_text(fr.text, french_spans.get(e.version.pk, []), resolve)
+            fr.examples = [
+                render_text(ex.text_fr, [], resolve) for ex in examples[fr.version_id] if ex.text_fr
+            ]
 
 
 def existing_numbers(spans: Iterable[Span], date: dt.date) -> set[str]:

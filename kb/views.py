@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from . import hooks, selectors
 from .crtext.numbers import is_number, kind_of
+from .french_status import STATES, TO_DO, attach_anomalies, french_states, worklist
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
 from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
@@ -146,10 +149,19 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     main = next((e for e in entries if e.number == number), None)
     if main is None:
         return _missing_rule(page, number)
+    french = french_states([e.version for e in entries], page.date)
     selectors.render_entries(
-        entries, page.date, page.rule_url, selectors.glossary_linker(page.release, page.term_url)
+        entries,
+        page.date,
+        page.rule_url,
+        selectors.glossary_linker(page.release, page.term_url),
+        french=french,
     )
     selectors.attach_french(entries)
+    bilingual = any(f.text for f in french.values())
+    show_anomalies = bilingual and request.user.is_staff
+    if show_anomalies:
+        attach_anomalies((e.number, e.fr) for e in entries if e.fr)
     headings = selectors.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
@@ -176,8 +188,22 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             ),
             pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
             current_url=reverse("kb:current_rule", args=[number]),
+            **_bilingual(bilingual, main, show_anomalies),
         ),
     )
+
+
+def _bilingual(bilingual: bool, main: selectors.Entry, show_anomalies: bool) -> dict[str, object]:
+    """Side by side where the page has French: French first under /fr/. The notice "no
+    French text is loaded" is left out when the rule shown has one."""
+    out: dict[str, object] = {
+        "bilingual": bilingual,
+        "french_first": (get_language() or "")[:2] == "fr",
+        "show_anomalies": show_anomalies,
+    }
+    if main.fr is not None and main.fr.text:
+        out["translated_language"] = ""
+    return out
 
 
 def _missing_rule(page: _Page, number: str) -> HttpResponse:
@@ -252,6 +278,8 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
             number=number,
             items=items,
             lineage=version.lineage.key,
+            # The English release each French text translates, by release id (no query).
+            release_dates={r.pk: r.effective_date for r in page.releases.all},
             rule_url=page.rule_url(number),
             current_url=reverse("kb:current_history", args=[number]),
         ),
@@ -345,4 +373,53 @@ def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "kb/glossary_history.html",
         {"term": term, "items": items, "current_release": releases.current},
+    )
+
+
+def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
+    """The translators' worklist: every rule of a release whose French is missing, stale or
+    unofficial, by section and chapter, with counts; `?state=` filters (an unknown state
+    lists them all)."""
+    asked = request.GET.get("release", "")
+    if release == "current" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", asked):
+        query = f"?state={request.GET['state']}" if request.GET.get("state") else ""
+        return redirect(reverse("kb:translation_release", args=[asked]) + query)
+    page = _page(request, release, lambda t: reverse("kb:translation_release", args=[t]))
+    if isinstance(page, HttpResponse):
+        return page
+    state = request.GET.get("state", "")
+    work = worklist(page.date, state=state, french_titles=(get_language() or "")[:2] == "fr")
+    release_iso = page.date.isoformat()
+    diff_template = reverse("kb:diff", args=["0000-00-00", release_iso])
+    admin_template = ""
+    if request.user.is_staff:
+        admin_template = reverse("admin:kb_ruleversion_change", args=[0])
+    for section in work.sections:
+        for chapter in section.chapters:
+            chapter.url = page.rule_url(chapter.number)
+            for row in chapter.rows:
+                row.url = page.rule_url(row.number)
+                row.diff_url = (
+                    diff_template.replace("0000-00-00", row.french.translates.isoformat())
+                    + f"?section={row.number[0]}#r-{row.number}"
+                    if row.french.stale and row.french.translates
+                    else ""
+                )
+                row.admin_url = (
+                    admin_template.replace("/0/", f"/{row.version_id}/") if admin_template else ""
+                )
+    return render(
+        request,
+        "kb/translation.html",
+        page.context(
+            work=work,
+            states=STATES,
+            to_do=TO_DO,
+            releases=list(reversed(page.releases.all)),
+            translation_url=reverse("kb:translation_release", args=[page.token])
+            if not page.is_current
+            else reverse("kb:translation"),
+            current_url=reverse("kb:translation"),
+            translated_language="",  # the worklist is about French texts: no notice
+        ),
     )

@@ -685,6 +685,49 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "Remplacer perdrait %(n)s élément du travail des mainteneurs :",
         "Remplacer perdrait %(n)s éléments du travail des mainteneurs :",
     ],
+    # French beside English, staleness, the translators' worklist (issue 13)  # frpages
+    ("", "No French text"): "Pas de texte français",  # frpages
+    (  # frpages
+        "",
+        "French text from the release of %(old)s; the English has changed since "
+        "(release of %(new)s)",
+    ): f"Texte français de la version du %(old)s{NBSP}; l’anglais a changé depuis "
+    "(version du %(new)s)",
+    (  # frpages
+        "",
+        "French text from the release of %(old)s; the English has changed since.",
+    ): f"Texte français de la version du %(old)s{NBSP}; l’anglais a changé depuis.",
+    ("", "no French text"): "pas de texte français",  # frpages
+    ("", "stale"): "à mettre à jour",  # frpages
+    ("", "missing"): "manquant",  # frpages
+    ("", "line %(line)s"): "ligne %(line)s",  # frpages
+    ("", "Translation"): "Traduction",  # frpages
+    ("", "Translators’ worklist"): "Travail des traducteurs",  # frpages
+    (  # frpages
+        "",
+        "%(n)s rule in this release. Every rule whose French text is missing, stale (the "
+        "English changed since the release it translates) or unofficial, by section and "
+        "chapter.",
+    ): [
+        "%(n)s règle dans cette version. Chaque règle dont le texte français manque, est à "
+        "mettre à jour (l’anglais a changé depuis la version qu’il traduit) ou n’est pas "
+        "officiel, par section et chapitre.",
+        "%(n)s règles dans cette version. Chaque règle dont le texte français manque, est à "
+        "mettre à jour (l’anglais a changé depuis la version qu’il traduit) ou n’est pas "
+        "officiel, par section et chapitre.",
+    ],
+    ("", "Show"): "Afficher",  # frpages
+    ("", "Counts per state"): "Nombre par état",  # frpages
+    ("", "All to do"): "Tout le travail",  # frpages
+    (  # frpages
+        "",
+        "Nothing to do here: every rule has a current French text.",
+    ): f"Rien à faire ici{NBSP}: chaque règle a un texte français à jour.",
+    ("", "translates %(old)s"): "traduit %(old)s",  # frpages
+    ("", "English changes to translate"): "Modifications anglaises à traduire",  # frpages
+    ("", "Edit the French"): "Modifier le français",  # frpages
+    ("", "translates the English of %(date)s"): "traduit l’anglais du %(date)s",  # frpages
+    ("", "French text (current release)"): "Texte français (version en vigueur)",  # frpages
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

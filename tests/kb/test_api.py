@@ -63,6 +63,8 @@ def test_french_asked_for_and_english_given_is_said(client: Client) -> None:
     data = client.get("/api/v1/rules/602.2a", {"lang": "fr"}).json()
     assert data["lang"] == "fr" and data["text_lang"] == "en"
     assert data["french_text_loaded"] is False
+    # No French in the archive: `french` is null, `text_en` is the English given.
+    assert data["french"] is None and data["text_en"] == data["text"]
 
 
 def test_the_glossary_of_a_release(client: Client) -> None:
@@ -97,3 +99,8 @@ def test_openapi_docs(client: Client) -> None:
     assert client.get("/api/docs").status_code == 200
     paths = client.get("/api/openapi.json").json()["paths"]
     assert {"/api/v1/releases", "/api/v1/rules/{number}", "/api/v1/glossary"} <= set(paths)
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert {"text_en", "french"} <= set(schemas["RuleOut"]["properties"])
+    assert set(schemas["FrenchOut"]["properties"]) == {
+        "text", "status", "translates", "stale", "english_changed_in", "diff"
+    }  # fmt: skip

@@ -88,7 +88,8 @@ def test_same_small_number_of_queries_for_small_and_large_pages(client: Client) 
             assert client.get(url).status_code == 200
         counts[url] = len(queries)
     assert counts["/en/rules/702/"] == counts["/en/rules/100/"] == counts["/en/rules/602.2a/"]
-    assert counts["/en/rules/702/"] <= 10 and counts["/en/current/rules/"] <= 3
+    # 11: one query more since the French state of the entries is read (issue 13).
+    assert counts["/en/rules/702/"] <= 11 and counts["/en/current/rules/"] <= 3
 
 
 def test_an_unknown_number_gets_a_helpful_404(client: Client) -> None:

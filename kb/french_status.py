@@ -1,0 +1,389 @@
+"""The state of a rule's French text in a release: missing, official, unofficial or reviewed,
+and stale when it translates an older English text than the one shown.
+
+Why a module of its own: the rule pages, the API, the translators' worklist, the history page
+and the admin all ask the same question, and must give the same answer. A French text is stored
+on the English version it translates (the French import never copies it forward), so for a
+version shown in a release the answer reads the lineage's earlier versions too:
+
+- the shown version has French: it is current unless its `fr_release` names an English text
+  that differs from the shown one;
+- it has none, but an earlier version of the same lineage has: that French is shown, stale
+  when the English changed since (typography-only changes do not count: the folded hashes the
+  archive keeps are compared, so the 2019 quote changes leave a 2010 French text current);
+- no version up to the shown one has French: missing.
+
+Everything is computed from one query over the lineages' versions (no query per rule), so a
+chapter page or the whole archive's worklist costs the same few queries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Case, F, Q, QuerySet, TextField, Value, When
+from django.utils.safestring import SafeString
+
+from .diffing import word_diff
+from .models import Anomaly, Release, RuleNumber, RuleVersion
+from .models.versioning import FrenchStatus, valid_on
+
+MISSING = "missing"
+STALE = "stale"
+#: The states a French text can be in, as filters and counts name them (worklist, admin).
+STATES = (MISSING, STALE, FrenchStatus.UNOFFICIAL.value, FrenchStatus.OFFICIAL.value,
+          FrenchStatus.REVIEWED.value)  # fmt: skip
+#: The states a translator has work to do on (the worklist's rows).
+TO_DO = (MISSING, STALE, FrenchStatus.UNOFFICIAL.value)
+
+
+@dataclass
+class FrenchText:
+    """What a reader (or a translator) needs to know about the French of one shown version."""
+
+    status: str  # missing, official, unofficial, reviewed
+    text: str = ""
+    lineage_id: int | None = None
+    version_id: int | None = None  # the version that holds the French text
+    translates: dt.date | None = None  # the English release the French translates
+    stale: bool = False
+    english_changed_in: dt.date | None = None  # first release whose English differs since
+    translated_english: str = ""  # the English the French translates (when texts are read)
+    shown_english: str = ""
+    edited: bool = False  # a maintainer edited the French text
+    html: SafeString | str = ""  # the text rendered (symbols, citations), by the pages
+    examples: list[SafeString | str] = field(default_factory=list)  # rendered, by the pages
+    anomalies: list[Anomaly] = field(default_factory=list)  # filled in for maintainers
+
+    @property
+    def missing(self) -> bool:
+        return self.status == MISSING
+
+    @property
+    def state(self) -> str:
+        """One word for filters and counts: stale wins over the status it has."""
+        return STALE if self.stale else self.status
+
+    @property
+    def to_do(self) -> bool:
+        return self.state in TO_DO
+
+    @property
+    def diff(self) -> SafeString | str:
+        """The English word diff a translator reads: from the English the French translates
+        to the English shown (empty unless stale and the texts were read)."""
+        if not self.stale or not (self.translated_english or self.shown_english):
+            return ""
+        return word_diff(self.translated_english, self.shown_english)
+
+
+_FIELDS = (
+    "id",
+    "lineage_id",
+    "valid_from",
+    "valid_to",
+    "folded_hash",
+    "text_fr",
+    "fr_status",
+    "fr_edited",
+)
+
+
+def _rows(lineage_ids: Iterable[int] | None, date: dt.date, texts: bool) -> list[dict[str, Any]]:
+    """The versions a French state is read from, oldest first, in one query: the versions in
+    force on `date` (of these lineages, or all), and every earlier version of the lineages
+    that have a French text up to `date` (few: most of the archive has none, and reading the
+    whole history of every lineage cost 0.4 s on the full archive). With `texts`, the English
+    of the versions that hold a French text (the English it translates) comes too."""
+    scope = Q(lineage_id__in=list(lineage_ids)) if lineage_ids is not None else Q()
+    # A plain QuerySet: modeltranslation's rewrites every values() row (a third of the time
+    # on a whole release); the columns read here are named explicitly (text_en, text_fr).
+    plain = QuerySet(model=RuleVersion)
+    with_french = plain.filter(scope, valid_from__lte=date, text_fr__gt="").values("lineage_id")
+    qs = plain.filter(
+        (scope & valid_on(date)) | Q(valid_from__lte=date, lineage_id__in=with_french)
+    ).annotate(translates=F("fr_release__effective_date"))
+    if texts:
+        qs = qs.annotate(
+            en=Case(
+                When(text_fr__gt="", then=F("text_en")),
+                default=Value(""),
+                output_field=TextField(),
+            )
+        )
+    return list(
+        qs.order_by("lineage_id", "valid_from").values(
+            *_FIELDS, "translates", *(["en"] if texts else [])
+        )
+    )
+
+
+def _valid(row: dict[str, Any], date: dt.date) -> bool:
+    return row["valid_from"] <= date and (row["valid_to"] is None or row["valid_to"] > date)
+
+
+def _state(versions: list[dict[str, Any]], shown: dict[str, Any], english: str) -> FrenchText:
+    """The French state of `shown`, given its lineage's versions up to it (oldest first) and
+    the shown English text."""
+    upto = [v for v in versions if v["valid_from"] <= shown["valid_from"]]
+    holder = next((v for v in reversed(upto) if v["text_fr"]), None)
+    if holder is None:
+        return FrenchText(MISSING, shown_english=english)
+    translates = holder["translates"] or holder["valid_from"]
+    # The English the French translates: the version valid in its release (the holder itself
+    # for an imported text; a maintainer may name another release of the same lineage).
+    source = next((v for v in upto if _valid(v, translates)), holder)
+    stale = source["folded_hash"] != shown["folded_hash"]
+    changed_in = None
+    if stale:
+        later = [v for v in upto if v["valid_from"] > source["valid_from"]]
+        changed_in = next(
+            (v["valid_from"] for v in later if v["folded_hash"] != source["folded_hash"]), None
+        )
+    return FrenchText(
+        holder["fr_status"] or FrenchStatus.UNOFFICIAL.value,
+        text=holder["text_fr"],
+        version_id=holder["id"],
+        translates=translates,
+        stale=stale,
+        english_changed_in=changed_in,
+        # A maintainer's French naming another version's release: that version's English is
+        # not read (it holds no French), the holder's stands in for it.
+        translated_english=(source.get("en") or holder.get("en", "")) if stale else "",
+        shown_english=english,
+        edited=bool(holder["fr_edited"]),
+    )
+
+
+def french_states(
+    versions: Iterable[RuleVersion | dict[str, Any]], date: dt.date, *, texts: bool = True
+) -> dict[int, FrenchText]:
+    """The French state of each shown version (RuleVersion rows or dicts with `id` and
+    `lineage_id`) in the release effective `date`, by version id (one query).
+
+    `texts=False` leaves the English texts out (no diffs): what counts and lists need.
+    """
+    versions = list(versions)
+    shown = {_get(v, "id"): _get(v, "lineage_id") for v in versions}
+    if not shown:
+        return {}
+    english = {_get(v, "id"): _get(v, "text_en") or "" for v in versions} if texts else {}
+    by_lineage = _by_lineage(_rows(set(shown.values()), date, texts))
+    return _states(shown, by_lineage, english)
+
+
+def release_french_states(date: dt.date, *, texts: bool = False) -> dict[int, FrenchText]:
+    """The French state of every rule version valid in the release effective `date`, by
+    version id (one query over the whole table: what the worklist and the admin count)."""
+    by_lineage = _by_lineage(_rows(None, date, texts))
+    shown = {
+        rows[-1]["id"]: lineage
+        for lineage, rows in by_lineage.items()
+        if rows and _valid(rows[-1], date)
+    }
+    return _states(shown, by_lineage, {})
+
+
+def _by_lineage(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        out[row["lineage_id"]].append(row)
+    return out
+
+
+def _states(
+    shown: dict[int, int], by_lineage: dict[int, list[dict[str, Any]]], english: dict[int, str]
+) -> dict[int, FrenchText]:
+    out = {}
+    for vid, lineage in shown.items():
+        versions = by_lineage.get(lineage, [])
+        row = next((v for v in versions if v["id"] == vid), None)
+        out[vid] = (
+            _state(versions, row, english.get(vid, "")) if row is not None else FrenchText(MISSING)
+        )
+        out[vid].lineage_id = lineage
+    return out
+
+
+def _get(obj: RuleVersion | dict[str, Any], name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def attach_anomalies(states: Iterable[tuple[str, FrenchText]]) -> None:
+    """Give each French text the import's anomalies for its number in the release it
+    translates (one query): maintainers see them on the pages, readers never do."""
+    pairs = [(number, fr) for number, fr in states if not fr.missing and fr.translates]
+    if not pairs:
+        return
+    where = Q(lang="fr", number__in={n for n, _ in pairs}) & Q(
+        release__effective_date__in={fr.translates for _, fr in pairs}
+    )
+    found: dict[tuple[str, dt.date], list[Anomaly]] = defaultdict(list)
+    for a in Anomaly.objects.filter(where).annotate(date=F("release__effective_date")):
+        found[(a.number, a.date)].append(a)
+    for number, fr in pairs:
+        fr.anomalies = found.get((number, fr.translates), [])
+
+
+# -- the translators' worklist ----------------------------------------------------------------
+
+
+@dataclass
+class WorkRow:
+    """A rule whose French needs work (or, filtered, any state)."""
+
+    number: str
+    kind: str
+    sort: str
+    french: FrenchText
+    version_id: int
+    url: str = ""  # the pages fill in the links
+    diff_url: str = ""
+    admin_url: str = ""
+
+
+@dataclass
+class WorkChapter:
+    number: str
+    title: str
+    title_lang: str
+    rows: list[WorkRow] = field(default_factory=list)
+    url: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class WorkSection:
+    number: str
+    title: str
+    title_lang: str
+    chapters: list[WorkChapter] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Worklist:
+    """Every rule of a release whose French is missing, stale or unofficial, grouped by
+    section and chapter, with counts per state (over all rules, whatever the filter)."""
+
+    date: dt.date
+    state: str  # the filter ("" for every state to do)
+    counts: dict[str, int]
+    sections: list[WorkSection]
+    total: int  # rules (and subrules) in the release
+
+    @property
+    def shown(self) -> int:
+        return sum(len(c.rows) for s in self.sections for c in s.chapters)
+
+
+def worklist(date: dt.date, *, state: str = "", french_titles: bool = False) -> Worklist:
+    """The translators' worklist of the release effective `date` (three queries, whatever
+    the size of the release: the French states, the numbers, the titles).
+
+    `state`: one of TO_DO to list only those rows ("" lists them all). Counts are of every
+    rule and subrule of the release, per state, at the top and per chapter. `french_titles`:
+    section and chapter titles from the French document where loaded (French pages)."""
+    states = release_french_states(date)
+    by_lineage = {f.lineage_id: (vid, f) for vid, f in states.items()}
+    numbers = list(
+        RuleNumber.objects.as_of(date)
+        .filter(kind__in=["rule", "subrule"])
+        .order_by("sort_key", "ordinal")
+        .values_list("lineage_id", "number", "kind", "sort_key")
+    )
+    titles = _titles(date, french_titles)
+    wanted = (state,) if state in TO_DO else TO_DO
+    counts = dict.fromkeys(STATES, 0)
+    sections: dict[str, WorkSection] = {}
+    chapters: dict[str, WorkChapter] = {}
+    for lineage, number, kind, sort in numbers:
+        found = by_lineage.get(lineage)
+        if found is None:
+            continue
+        vid, french = found
+        counts[french.state] += 1
+        section = sections.get(number[0])
+        if section is None:
+            title, lang = titles.get(number[0], ("", "en"))
+            section = sections[number[0]] = WorkSection(number[0], title, lang)
+        chapter = chapters.get(number[:3])
+        if chapter is None:
+            title, lang = titles.get(number[:3], ("", "en"))
+            chapter = chapters[number[:3]] = WorkChapter(number[:3], title, lang)
+            section.chapters.append(chapter)
+        for group in (section.counts, chapter.counts):
+            group[french.state] = group.get(french.state, 0) + 1
+        if french.state in wanted:
+            chapter.rows.append(WorkRow(number, kind, sort, french, vid))
+    for section in sections.values():
+        section.chapters = [c for c in section.chapters if c.rows]
+    return Worklist(
+        date,
+        state if state in TO_DO else "",
+        counts,
+        [s for s in sorted(sections.values(), key=lambda s: s.number) if s.chapters],
+        sum(counts.values()),
+    )
+
+
+def _titles(date: dt.date, french: bool) -> dict[str, tuple[str, str]]:
+    """Section and chapter titles by number, with the language each is in (one query)."""
+    rows = RuleVersion.objects.numbered_as_of(
+        date, Q(lineage__numbers__kind__in=["section", "chapter"])
+    ).values_list("lineage__numbers__number", "text_en", "text_fr")
+    return {number: (fr, "fr") if french and fr else (en, "en") for number, en, fr in rows}
+
+
+def rule_french_states(date: dt.date | None = None) -> dict[int, FrenchText]:
+    """The French state of every rule and subrule version of a release (the current one by
+    default), by version id: sections' and chapters' titles left out, as on the worklist
+    (three queries at most)."""
+    if date is None:
+        date = (
+            Release.objects.order_by("-effective_date")
+            .values_list("effective_date", flat=True)
+            .first()
+        )
+        if date is None:
+            return {}
+    rules = set(
+        RuleNumber.objects.as_of(date)
+        .filter(kind__in=["rule", "subrule"])
+        .values_list("lineage_id", flat=True)
+    )
+    return {
+        vid: french
+        for vid, french in release_french_states(date).items()
+        if french.lineage_id in rules
+    }
+
+
+def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
+    """How many rules of a release (the current one by default) have their French missing,
+    stale or unofficial: what the admin's review queues show."""
+    counts = dict.fromkeys(TO_DO, 0)
+    for french in rule_french_states(date).values():
+        if french.state in counts:
+            counts[french.state] += 1
+    return counts
+
+
+__all__ = [
+    "MISSING",
+    "STALE",
+    "STATES",
+    "TO_DO",
+    "FrenchText",
+    "Worklist",
+    "attach_anomalies",
+    "french_queue_counts",
+    "french_states",
+    "release_french_states",
+    "rule_french_states",
+    "worklist",
+]
