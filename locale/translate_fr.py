@@ -572,6 +572,32 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "What the last rebuild mined, kept apart from an edited French term.",
     ): "Ce que la dernière reconstruction a extrait, conservé à part d’un terme français modifié.",
+    # frvocab: vocabulary quality, glosses, French titles (issue 13)
+    (
+        "",
+        "French term checked by a maintainer",
+    ): "Terme français vérifié par un mainteneur",  # frvocab
+    (  # frvocab
+        "",
+        "Unverified French term: guessed from %(n)s card of %(seen)s examined, not yet checked "
+        "by a maintainer",
+    ): [
+        "Terme français non vérifié : déduit de %(n)s carte sur %(seen)s examinées, pas encore "
+        "vérifié par un mainteneur",
+        "Terme français non vérifié : déduit de %(n)s cartes sur %(seen)s examinées, pas encore "
+        "vérifié par un mainteneur",
+    ],
+    ("", "unverified"): "non vérifié",  # frvocab
+    ("", "on the pages"): "sur les pages",  # frvocab
+    ("", "shown"): "affiché",  # frvocab
+    (
+        "",
+        "shown, unverified (mined, not checked)",
+    ): "affiché, non vérifié (extrait, pas vérifié)",  # frvocab
+    (
+        "",
+        "left out (too few agreeing cards)",
+    ): "écarté (trop peu de cartes concordantes)",  # frvocab
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')
