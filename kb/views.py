@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import hooks, selectors
+from . import glosses, hooks, selectors
 from .crtext.numbers import is_number, kind_of
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
 from .models import Release
@@ -68,6 +68,10 @@ class _Page:
             "current_release": self.releases.current,
             **extra,
         }
+
+    def gloss(self, items: list) -> bool:
+        """On /fr/ only: English texts carry the French of their terms (kb.glosses)."""
+        return self.request.LANGUAGE_CODE == "fr" and glosses.gloss_entries(items)
 
 
 def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _Page | HttpResponse:
@@ -150,6 +154,7 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
         entries, page.date, page.rule_url, selectors.glossary_linker(page.release, page.term_url)
     )
     selectors.attach_french(entries)
+    glossed = page.gloss(entries)
     headings = selectors.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
@@ -176,6 +181,7 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             ),
             pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
             current_url=reverse("kb:current_rule", args=[number]),
+            glossed=glossed,
         ),
     )
 
@@ -204,10 +210,15 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     if isinstance(page, HttpResponse):
         return page
     terms = selectors.glossary(page.date, page.rule_url)
+    glossed = page.gloss(terms)
     letters: dict[str, list[selectors.Term]] = {}
     for t in terms:
         letters.setdefault(t.headword[:1].upper(), []).append(t)
-    return render(request, "kb/glossary.html", page.context(letters=letters, count=len(terms)))
+    return render(
+        request,
+        "kb/glossary.html",
+        page.context(letters=letters, count=len(terms), glossed=glossed),
+    )
 
 
 def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse:
@@ -217,7 +228,12 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     terms = selectors.glossary(page.date, page.rule_url, slug=slug)
     if not terms:
         raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
-    return render(request, "kb/glossary_term.html", page.context(term=terms[0], terms=terms))
+    glossed = page.gloss(terms)
+    return render(
+        request,
+        "kb/glossary_term.html",
+        page.context(term=terms[0], terms=terms, glossed=glossed),
+    )
 
 
 def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:

@@ -598,6 +598,9 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "left out (too few agreeing cards)",
     ): "écarté (trop peu de cartes concordantes)",  # frvocab
+    ("", "French term (unverified)"): "terme français (non vérifié)",  # frvocab
+    ("", "Hide the French terms"): "Masquer les termes français",  # frvocab
+    ("", "Show the French terms"): "Afficher les termes français",  # frvocab
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -1,0 +1,95 @@
+"""French glosses on English rule text under /fr/ (kb.glosses)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from kb.glosses import build
+
+TERMS = [
+    ("Trample", "Piétinement", "keyword ability", False),
+    ("Double Strike", "Double initiative", "keyword ability", True),
+    ("Double", "doubler", "keyword action", False),
+    ("Stack", "pile", "zone", True),
+    ("Exile", "exiler", "keyword action", True),
+    ("Exile", "exil", "zone", True),
+    ("State-based actions", "actions basées sur un état", "glossary", True),
+    ("Vigilance", "Vigilance", "keyword ability", False),
+    ("Counter (marker)", "marqueur", "glossary", True),
+]
+
+
+def _glosses(html: str) -> list[str]:
+    return re.findall(r'<span class="gloss" lang="fr"[^>]*> \(([^)]*)\)</span>', html)
+
+
+def test_longest_term_first_first_occurrence_only() -> None:
+    g = build(TERMS)
+    html = str(g.gloss("A creature with double strike and trample; trample again. Double it."))
+    assert _glosses(html) == ["Double initiative", "Piétinement", "doubler"]
+    assert html.startswith("A creature with double strike<span")
+    assert "trample again" in html  # the second "trample" is left alone
+
+
+def test_never_inside_a_link_or_a_marked_span_and_after_a_linked_term() -> None:
+    g = build(TERMS)
+    html = str(
+        g.gloss(
+            'Put it on the <a class="term" href="/fr/g/stack/">stack</a> when '
+            '<span class="gloss" lang="fr"> (exil)</span> <abbr title="x">Trample</abbr> '
+            '<span class="ms ms-t" role="img" aria-label="tap"></span> then exile it.'
+        )
+    )
+    assert '<a class="term" href="/fr/g/stack/">stack</a><span class="gloss"' in html
+    assert not re.search(r"<a [^>]*>[^<]*<span class=\"gloss\"", html)
+    assert '<abbr title="x">Trample</abbr> ' in html  # nothing added inside or after it
+    assert _glosses(html) == ["pile", "exil", "exiler"]  # the marked span is left as it was
+
+
+def test_a_determiner_makes_a_shared_name_the_zone_and_same_words_are_not_glossed() -> None:
+    g = build(TERMS)
+    assert _glosses(str(g.gloss("Cards in exile stay there."))) == ["exil"]
+    assert _glosses(str(g.gloss("Exile target creature."))) == ["exiler"]
+    assert _glosses(str(g.gloss("It has vigilance."))) == []
+    assert _glosses(str(g.gloss("Check state-based actions."))) == ["actions basées sur un état"]
+    assert _glosses(str(g.gloss("Put a counter on it."))) == []  # "Counter (marker)" skipped
+
+
+def test_glosses_are_escaped_and_marked_for_screen_readers() -> None:
+    g = build([("Stack", "pile <b>", "zone", True), ("Trample", "Piétinement", "keyword", False)])
+    html = str(g.gloss("the stack and trample"))
+    assert "(pile &lt;b&gt;)" in html and "<b>" not in html
+    assert 'lang="fr" title="French term (unverified)"> (Piétinement)' in html
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_french_rule_page_glosses_trample_and_english_does_not(cards, client: Client) -> None:
+    html = client.get("/fr/current/rules/702.19/").content.decode()
+    entry = html[html.index('id="702.19b"') :]
+    entry = entry[: entry.index("</p>")]
+    assert 'with trample<span class="gloss" lang="fr"' in entry
+    assert "(Piétinement)</span>" in entry
+    # A linked term is glossed after its link, never inside it.
+    assert 'attacking creature</a><span class="gloss" lang="fr"' in entry
+    assert not re.search(r"<a [^>]*>(?:(?!</a>).)*class=\"gloss\"", html, re.S)
+    assert 'class="gloss-toggle" hidden' in html and "Masquer les termes français" in html
+    # The keyword's own title is named by its badge, not glossed again.
+    title = html[html.index('id="702.19"') :]
+    assert title[: title.index("</p>")].count('class="gloss"') == 0
+    english = client.get("/en/current/rules/702.19/").content.decode()
+    assert 'class="gloss"' not in english and "gloss-toggle" not in english
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_state_based_actions_and_the_stack_are_glossed_on_704(cards, client: Client) -> None:
+    html = client.get("/fr/current/rules/704.5/").content.decode()
+    assert "(actions basées sur un état)</span>" in html
+    assert 'the stack<span class="gloss" lang="fr"' in html and "(pile)</span>" in html
+    glossary = client.get("/fr/current/glossary/").content.decode()
+    assert 'class="gloss"' in glossary
+    assert 'class="gloss"' not in client.get("/en/current/glossary/").content.decode()
