@@ -158,16 +158,21 @@ def _key(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
 def _forms(en: str) -> list[str]:
-    """The English term and the inflections rule text uses ("exiled", "sacrifices")."""
-    base = en.casefold()
-    if " " in base or not base.isalpha():
-        return [base, base + "s"]
-    forms = [base, base + "s"]
-    if base.endswith("e"):
-        forms += [base + "d"]
-    else:
-        forms += [base + "es", base + "ed"]
+    """The English term and the inflections rule text uses ("abilities", "exiled",
+    "sacrifices")."""
+    base = " ".join(en.casefold().split())
+    forms = [base, _plural(base)]
+    if " " not in base and base.isalpha():
+        forms.append(base + "d" if base.endswith("e") else base + "ed")
     return forms
 
 
@@ -222,6 +227,8 @@ def gloss_entries(entries: Iterable[object]) -> bool:
     g = glossary()
     added = False
     for e in entries:
+        if getattr(e, "kind", "") in ("section", "chapter"):
+            continue  # titles: French titles name them (french_title)
         html = getattr(e, "html", "")
         french = getattr(e, "french", None)
         if french is not None and str(html).strip().casefold() == french.en.casefold():
@@ -233,3 +240,79 @@ def gloss_entries(entries: Iterable[object]) -> bool:
         if examples:
             e.examples = [g.gloss(x) for x in examples]
     return added
+
+
+# -- French titles -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=2)
+def _titles(stamp: tuple[object, ...]) -> dict[int, tuple[str, str]]:
+    rows = (
+        VocabularyTerm.objects.shown()
+        .exclude(lineage_id=None)
+        .order_by("lineage_id", "kind")
+        .values_list("lineage_id", "en", "fr")
+    )
+    out: dict[int, tuple[str, str]] = {}
+    for lineage_id, en, fr in rows:
+        out.setdefault(lineage_id, (_key(en), fr))
+    return out
+
+
+def french_title(lineage_id: int, english: str) -> str:
+    """The French title of a section, chapter or keyword rule whose English title is a
+    vocabulary term ("405. Stack" -> "Pile", "506. Combat Phase" -> "Phase de combat"); "" when
+    the vocabulary does not name it. The term must *be* the title: 602 is the rule of
+    "Activated ability" but its title ("Activating Activated Abilities") is not that term."""
+    found = _titles(_stamp()).get(lineage_id)
+    if found is None:
+        return ""
+    en, fr = found
+    title = _key(english)
+    if title == _plural(en) and title != en:
+        if " " in fr:
+            return ""  # plural of a French phrase: not guessed
+        fr = _plural_fr(fr)
+    elif title != en:
+        return ""
+    return fr[:1].upper() + fr[1:]
+
+
+def _plural_fr(word: str) -> str:
+    """A French noun's plural (regular forms; "-al" and "-eau" words are rare in titles)."""
+    if word.endswith(("s", "x", "z")):
+        return word
+    if word.endswith(("eau", "eu")):
+        return word + "x"
+    return word + "s"
+
+
+# -- the glossary in French ----------------------------------------------------------------------
+
+
+def french_name(term: object) -> str:
+    """A glossary entry's French name where the vocabulary shows one, else ""."""
+    french = getattr(term, "french", None)
+    return french.fr if french is not None and french.shown else ""
+
+
+def order_glossary(terms: list, lang: str, query: str = "") -> list:
+    """Glossary entries as a page lists them: on /fr/ by their French name where one is known
+    (else the English headword), accents and case aside; `query` keeps the entries whose
+    English or French name contains it (accents, case and apostrophes aside)."""
+    from search.analysis import fold
+
+    def norm(text: str) -> str:
+        return " ".join(fold(text.casefold()).replace("’", "'").split())
+
+    wanted = norm(query)[:100]
+    if wanted:
+        terms = [t for t in terms if wanted in norm(t.headword) or wanted in norm(french_name(t))]
+    if lang == "fr":
+        terms = sorted(terms, key=lambda t: (norm(french_name(t) or t.headword), t.version.ordinal))
+    return terms
+
+
+def sort_name(term: object, lang: str) -> str:
+    """The name an entry is sorted under on a page of `lang` (its letter heading)."""
+    return (french_name(term) if lang == "fr" else "") or term.headword  # type: ignore[attr-defined]

@@ -10,6 +10,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from search.analysis import fold
+
 from . import glosses, hooks, selectors
 from .crtext.numbers import is_number, kind_of
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
@@ -210,14 +212,23 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     if isinstance(page, HttpResponse):
         return page
     terms = selectors.glossary(page.date, page.rule_url)
+    lang = request.LANGUAGE_CODE
+    query = request.GET.get("q", "").strip()
+    terms = glosses.order_glossary(terms, lang, query)
     glossed = page.gloss(terms)
     letters: dict[str, list[selectors.Term]] = {}
     for t in terms:
-        letters.setdefault(t.headword[:1].upper(), []).append(t)
+        letters.setdefault(fold(glosses.sort_name(t, lang)[:1]).upper(), []).append(t)
     return render(
         request,
         "kb/glossary.html",
-        page.context(letters=letters, count=len(terms), glossed=glossed),
+        page.context(
+            letters=letters,
+            count=len(terms),
+            glossed=glossed,
+            glossary_query=query,
+            french_first=lang == "fr",
+        ),
     )
 
 

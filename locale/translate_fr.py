@@ -601,6 +601,15 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "French term (unverified)"): "terme français (non vérifié)",  # frvocab
     ("", "Hide the French terms"): "Masquer les termes français",  # frvocab
     ("", "Show the French terms"): "Afficher les termes français",  # frvocab
+    ("", "Filter by French or English name"): "Filtrer par nom français ou anglais",  # frvocab
+    ("", "Filter by name"): "Filtrer par nom",  # frvocab
+    ("", "Filter"): "Filtrer",  # frvocab
+    ("", "All entries"): "Toutes les entrées",  # frvocab
+    ("", "No glossary entry matches."): "Aucune entrée du glossaire ne correspond.",  # frvocab
+    (  # frvocab
+        "",
+        "Unverified French term: not yet checked by a maintainer",
+    ): "Terme français non vérifié : pas encore vérifié par un mainteneur",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -73,3 +73,36 @@ def _kind_labels(language: str) -> dict[str, str]:
         "added": _("added"),
         "changed": _("changed"),
     }
+
+
+@register.simple_tag
+def entry_title(entry: object, text: object = None) -> str:
+    """A section's, chapter's or keyword rule's title: on /fr/, its French name from the
+    vocabulary where one is known, the English after it; the English alone otherwise."""
+    from django.utils.html import format_html
+
+    from kb.glosses import french_title
+
+    english = entry.text if text is None else text  # type: ignore[attr-defined]
+    if (get_language() or "en")[:2] == "fr":
+        fr = french_title(entry.lineage_id, str(entry.text))  # type: ignore[attr-defined]
+        if fr:
+            return format_html(
+                '<span lang="fr">{}</span> <span class="title-en" lang="en">({})</span>',
+                fr,
+                english,
+            )
+    return format_html('<span lang="en">{}</span>', english)
+
+
+@register.simple_tag
+def entry_title_plain(entry: object) -> str:
+    """`entry_title` as plain text (page titles, breadcrumbs)."""
+    from kb.glosses import french_title
+
+    english = str(entry.text)  # type: ignore[attr-defined]
+    if (get_language() or "en")[:2] == "fr":
+        fr = french_title(entry.lineage_id, english)  # type: ignore[attr-defined]
+        if fr:
+            return f"{fr} ({english})"
+    return english

@@ -93,3 +93,46 @@ def test_state_based_actions_and_the_stack_are_glossed_on_704(cards, client: Cli
     glossary = client.get("/fr/current/glossary/").content.decode()
     assert 'class="gloss"' in glossary
     assert 'class="gloss"' not in client.get("/en/current/glossary/").content.decode()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_section_and_chapter_titles_in_french_where_the_vocabulary_names_them(
+    cards, client: Client
+) -> None:
+    html = client.get("/fr/current/rules/405/").content.decode()
+    assert (
+        '<h1 id="405">405. <span lang="fr">Pile</span> '
+        '<span class="title-en" lang="en">(Stack)</span></h1>'
+    ) in html
+    assert "<title>405. Pile (Stack)" in html
+    section = client.get("/fr/current/rules/5/").content.decode()
+    assert '506. <span lang="fr">Phase de combat</span>' in section
+    assert '<span lang="en">Turn Structure</span>' in section  # no French known: English
+    home = client.get("/fr/").content.decode()
+    assert '<span lang="fr">Jetons</span> <span class="title-en" lang="en">(Tokens)</span>' in home
+    # A chapter whose title is not the term it defines keeps its English title.
+    assert (
+        '<span lang="en">Activating Activated Abilities</span>'
+        in client.get("/fr/current/rules/602/").content.decode()
+    )
+    english = client.get("/en/current/rules/405/").content.decode()
+    assert '<h1 id="405">405. <span lang="en">Stack</span></h1>' in english
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_french_glossary_is_sorted_and_filtered_by_french_name(cards, client: Client) -> None:
+    html = client.get("/fr/current/glossary/").content.decode()
+    order = re.findall(r'<dt id="([^"]+)"', html)
+    # "Stack" is listed as "pile", between "phase…" and "pioche…" entries, not under S.
+    assert order.index("stack") < order.index("sacrifice")
+    p_section = html[html.index('id="letter-P"') : html.index('id="letter-Q"')]
+    assert 'id="stack"' in p_section and 'id="trample"' in p_section
+    assert '<a href="/fr/current/glossary/trample/" lang="fr">Piétinement</a>' in html
+    found = client.get("/fr/current/glossary/", {"q": "pietinement"}).content.decode()
+    assert re.findall(r'<dt id="([^"]+)"', found) == ["trample"]
+    assert client.get("/fr/current/glossary/", {"q": "zzzz"}).status_code == 200
+    english = client.get("/en/current/glossary/").content.decode()
+    names = re.findall(r'<dt id="([^"]+)"', english)
+    assert names.index("sacrifice") < names.index("stack")  # English order on /en/
