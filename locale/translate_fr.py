@@ -610,6 +610,17 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "Unverified French term: not yet checked by a maintainer",
     ): "Terme français non vérifié : pas encore vérifié par un mainteneur",
+    (
+        "",
+        "%(name)s: no French name in the data",
+    ): "%(name)s : pas de nom français dans les données",  # frvocab
+    (
+        "",
+        "No French text for this face in the data.",
+    ): "Pas de texte français pour cette face dans les données.",  # frvocab
+    ("", "French name"): "nom français",  # frvocab
+    ("", "French type line"): "ligne de type française",  # frvocab
+    ("", "French text"): "texte français",  # frvocab
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')
