@@ -211,6 +211,7 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     updates: list[tuple[object, ...]] = []
     update_fields: list[list[str]] = []
     face_cards: list[CardRecord] = []
+    unchanged_faced: list[tuple[int, CardRecord]] = []
     for c in cards:
         values = _card_fields(c, words)
         if c.fr is None:  # sources without French (Scryfall) keep what MTGJSON gave
@@ -229,7 +230,10 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
             face_cards.append(c)
         else:
             result.cards_unchanged += 1
+            if c.faces and c.fr:
+                unchanged_faced.append((old.id, c))
     Card.objects.bulk_create(creates, batch_size=500)
+    _refresh_face_french(unchanged_faced, words)
     for names in {tuple(f) for f in update_fields}:  # cards with and without French
         update_rows(
             Card,
@@ -259,6 +263,22 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     by_key = {k: card.id for k, card in existing.items()}
     by_key.update(ids)
     return by_key
+
+
+def _refresh_face_french(cards: list[tuple[int, CardRecord]], words: Collection[str]) -> None:
+    """Faces of unchanged cards get the French their record gives (a database from before
+    faces had French, or a better rule in rulings.french_faces); the cards stay unchanged."""
+    if not cards:
+        return
+    by_card = {card_id: _french_of(c, words) for card_id, c in cards}
+    stale = []
+    for face in CardFace.objects.filter(card_id__in=list(by_card)):
+        wanted = _face_french(by_card[face.card_id], face.position)
+        if wanted and any(getattr(face, k) != v for k, v in wanted.items()):
+            for k, v in wanted.items():
+                setattr(face, k, v)
+            stale.append(face)
+    CardFace.objects.bulk_update(stale, ["name_fr", "type_line_fr", "text_fr"], batch_size=500)
 
 
 def _french_of(c: CardRecord, words: Collection[str]) -> FrenchCard | None:
