@@ -199,10 +199,30 @@ def build(terms: Iterable[tuple[str, str, str, bool]]) -> Glossary:
     return Glossary(by_en, pattern)
 
 
+_checked: tuple[float, tuple[object, ...]] | None = None
+#: Seconds a read of the vocabulary's stamp is trusted: a page asks for a hundred titles.
+STAMP_SECONDS = 2.0
+
+
 def _stamp() -> tuple[object, ...]:
-    """Changes when the vocabulary does (a rebuild, an edit): count and last edit."""
+    """Changes when the vocabulary does (a rebuild, an edit): count, last edit, last id; read
+    at most every STAMP_SECONDS (an edit forgets it at once: see `forget`)."""
+    global _checked
+    now = time.monotonic()
+    if _checked is not None and now - _checked[0] < STAMP_SECONDS:
+        return _checked[1]
     agg = VocabularyTerm.objects.aggregate(n=Count("id"), last=Max("edited_at"), top=Max("id"))
-    return (agg["n"], agg["last"], agg["top"], int(time.monotonic() // 60))
+    stamp = (agg["n"], agg["last"], agg["top"], int(now // 60))
+    _checked = (now, stamp)
+    return stamp
+
+
+def forget() -> None:
+    """Drop what this process memoised of the vocabulary (kb.editing.purge_caches)."""
+    global _checked
+    _checked = None
+    _glossary.cache_clear()
+    _titles.cache_clear()
 
 
 @functools.lru_cache(maxsize=2)

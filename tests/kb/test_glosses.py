@@ -136,3 +136,22 @@ def test_the_french_glossary_is_sorted_and_filtered_by_french_name(cards, client
     english = client.get("/en/current/glossary/").content.decode()
     names = re.findall(r'<dt id="([^"]+)"', english)
     assert names.index("sacrifice") < names.index("stack")  # English order on /en/
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_french_titles_and_glosses_cost_a_fixed_few_queries(cards, client: Client) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from kb import glosses
+
+    def count(url: str) -> int:
+        glosses.forget()  # the worst case: the vocabulary read again
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        return len(queries)
+
+    # Contents: 130 French titles; 704: hundreds of glosses. A few queries more, not hundreds.
+    assert count("/fr/current/rules/") - count("/en/current/rules/") <= 3
+    assert count("/fr/current/rules/704/") - count("/en/current/rules/704/") <= 3
