@@ -354,6 +354,30 @@ class VocabularyTermForm(forms.ModelForm):
         return value
 
 
+class ShownFilter(admin.SimpleListFilter):
+    """Which terms the pages show: checked or curated ones, mined ones with enough agreeing
+    cards; the others are left out until a maintainer checks or corrects them."""
+
+    title = _("on the pages")
+    parameter_name = "shown"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            ("yes", _("shown")),
+            ("unverified", _("shown, unverified (mined, not checked)")),
+            ("no", _("left out (too few agreeing cards)")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "yes":
+            return queryset.shown()
+        if self.value() == "unverified":
+            return queryset.shown().filter(source="cards", checked=False, edited=False)
+        if self.value() == "no":
+            return queryset.left_out()
+        return queryset
+
+
 @admin.register(VocabularyTerm)
 class VocabularyTermAdmin(
     EditConflictMixin, IndexedAdminMixin, NoAddDeleteMixin, SimpleHistoryAdmin
@@ -363,7 +387,7 @@ class VocabularyTermAdmin(
 
     form = VocabularyTermForm
     list_display = ["en", "fr", "kind", "source", "agreeing", "seen", "checked", "edited"]
-    list_filter = ["kind", "source", "checked", "edited"]
+    list_filter = [ShownFilter, "kind", "source", "checked", "edited"]
     search_fields = ["en", "fr"]
     list_editable = ["fr", "checked"]
     fields = [

@@ -211,7 +211,7 @@ def attach_french(entries: Iterable[Entry]) -> None:
     """Give keyword rules their French name from the EN↔FR vocabulary (one query): no French
     CR exists, so the name mined from bilingual cards is what a French reader can go by."""
     entries = list(entries)
-    terms = VocabularyTerm.objects.filter(lineage_id__in={e.lineage_id for e in entries})
+    terms = VocabularyTerm.objects.shown().filter(lineage_id__in={e.lineage_id for e in entries})
     by_lineage = {t.lineage_id: t for t in terms.order_by("kind")}
     for e in entries:
         e.french = by_lineage.get(e.lineage_id)
@@ -461,7 +461,9 @@ def glossary(date: dt.date, url_for: UrlFor, slug: str | None = None) -> list[Te
     resolve = resolver([s for g in spans.values() for s in g], date, url_for)
     for t in terms:
         t.html = render_text(t.version.text_en, spans.get(t.version.pk, []), resolve)
-    french = VocabularyTerm.objects.filter(glossary_term_id__in={t.version.term_id for t in terms})
+    french = VocabularyTerm.objects.shown().filter(
+        glossary_term_id__in={t.version.term_id for t in terms}
+    )
     by_term = {v.glossary_term_id: v for v in french.order_by("kind")}
     for t in terms:
         t.french = by_term.get(t.version.term_id)

@@ -12,7 +12,9 @@ from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from . import hooks, selectors
+from search.analysis import fold
+
+from . import glosses, hooks, selectors
 from .crtext.numbers import is_number, kind_of
 from .french_status import STATES, TO_DO, attach_anomalies, french_states, worklist
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
@@ -71,6 +73,10 @@ class _Page:
             "current_release": self.releases.current,
             **extra,
         }
+
+    def gloss(self, items: list) -> bool:
+        """On /fr/ only: English texts carry the French of their terms (kb.glosses)."""
+        return self.request.LANGUAGE_CODE == "fr" and glosses.gloss_entries(items)
 
 
 def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _Page | HttpResponse:
@@ -162,6 +168,7 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     show_anomalies = bilingual and request.user.is_staff
     if show_anomalies:
         attach_anomalies((e.number, e.fr) for e in entries if e.fr)
+    glossed = page.gloss(entries)
     headings = selectors.headings(number, page.date)
     for e in [*entries, *headings]:
         e.url = page.rule_url(e.number)
@@ -189,6 +196,7 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             pinned_url=request.build_absolute_uri(page.pinned_rule_url(number)),
             current_url=reverse("kb:current_rule", args=[number]),
             **_bilingual(bilingual, main, show_anomalies),
+            glossed=glossed,
         ),
     )
 
@@ -230,10 +238,24 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     if isinstance(page, HttpResponse):
         return page
     terms = selectors.glossary(page.date, page.rule_url)
+    lang = request.LANGUAGE_CODE
+    query = request.GET.get("q", "").strip()
+    terms = glosses.order_glossary(terms, lang, query)
+    glossed = page.gloss(terms)
     letters: dict[str, list[selectors.Term]] = {}
     for t in terms:
-        letters.setdefault(t.headword[:1].upper(), []).append(t)
-    return render(request, "kb/glossary.html", page.context(letters=letters, count=len(terms)))
+        letters.setdefault(fold(glosses.sort_name(t, lang)[:1]).upper(), []).append(t)
+    return render(
+        request,
+        "kb/glossary.html",
+        page.context(
+            letters=letters,
+            count=len(terms),
+            glossed=glossed,
+            glossary_query=query,
+            french_first=lang == "fr",
+        ),
+    )
 
 
 def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse:
@@ -243,7 +265,12 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     terms = selectors.glossary(page.date, page.rule_url, slug=slug)
     if not terms:
         raise Http404(_("No glossary entry “%(slug)s” in this release.") % {"slug": slug})
-    return render(request, "kb/glossary_term.html", page.context(term=terms[0], terms=terms))
+    glossed = page.gloss(terms)
+    return render(
+        request,
+        "kb/glossary_term.html",
+        page.context(term=terms[0], terms=terms, glossed=glossed),
+    )
 
 
 def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:

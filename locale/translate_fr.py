@@ -728,6 +728,55 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Edit the French"): "Modifier le français",  # frpages
     ("", "translates the English of %(date)s"): "traduit l’anglais du %(date)s",  # frpages
     ("", "French text (current release)"): "Texte français (version en vigueur)",  # frpages
+    # frvocab: vocabulary quality, glosses, French titles (issue 13)
+    (
+        "",
+        "French term checked by a maintainer",
+    ): "Terme français vérifié par un mainteneur",  # frvocab
+    (  # frvocab
+        "",
+        "Unverified French term: guessed from %(n)s card of %(seen)s examined, not yet checked "
+        "by a maintainer",
+    ): [
+        "Terme français non vérifié : déduit de %(n)s carte sur %(seen)s examinées, pas encore "
+        "vérifié par un mainteneur",
+        "Terme français non vérifié : déduit de %(n)s cartes sur %(seen)s examinées, pas encore "
+        "vérifié par un mainteneur",
+    ],
+    ("", "unverified"): "non vérifié",  # frvocab
+    ("", "on the pages"): "sur les pages",  # frvocab
+    ("", "shown"): "affiché",  # frvocab
+    (
+        "",
+        "shown, unverified (mined, not checked)",
+    ): "affiché, non vérifié (extrait, pas vérifié)",  # frvocab
+    (
+        "",
+        "left out (too few agreeing cards)",
+    ): "écarté (trop peu de cartes concordantes)",  # frvocab
+    ("", "French term (unverified)"): "terme français (non vérifié)",  # frvocab
+    ("", "Hide the French terms"): "Masquer les termes français",  # frvocab
+    ("", "Show the French terms"): "Afficher les termes français",  # frvocab
+    ("", "Filter by French or English name"): "Filtrer par nom français ou anglais",  # frvocab
+    ("", "Filter by name"): "Filtrer par nom",  # frvocab
+    ("", "Filter"): "Filtrer",  # frvocab
+    ("", "All entries"): "Toutes les entrées",  # frvocab
+    ("", "No glossary entry matches."): "Aucune entrée du glossaire ne correspond.",  # frvocab
+    (  # frvocab
+        "",
+        "Unverified French term: not yet checked by a maintainer",
+    ): "Terme français non vérifié : pas encore vérifié par un mainteneur",
+    (
+        "",
+        "%(name)s: no French name in the data",
+    ): "%(name)s : pas de nom français dans les données",  # frvocab
+    (
+        "",
+        "No French text for this face in the data.",
+    ): "Pas de texte français pour cette face dans les données.",  # frvocab
+    ("", "French name"): "nom français",  # frvocab
+    ("", "French type line"): "ligne de type française",  # frvocab
+    ("", "French text"): "texte français",  # frvocab
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -63,6 +63,9 @@ class FaceOut(Schema):
     mana_cost: str
     type_line: str
     text: str
+    name_fr: str = ""  # empty where the data has no French for this face
+    type_line_fr: str = ""
+    text_fr: str = ""
 
 
 class CardOut(Schema):
@@ -170,7 +173,15 @@ def card(request: HttpRequest, card: str) -> CardOut:
         text_fr=found.text_fr or "",
         keywords=found.keywords,
         faces=[
-            FaceOut(name=f.name, mana_cost=f.mana_cost, type_line=f.type_line, text=f.text)
+            FaceOut(
+                name=f.name,
+                mana_cost=f.mana_cost,
+                type_line=f.type_line,
+                text=f.text,
+                name_fr=f.name_fr,
+                type_line_fr=f.type_line_fr,
+                text_fr=f.text_fr,
+            )
             for f in found.faces.all()
         ],
         url=request.build_absolute_uri(reverse("rulings:card", args=[found.slug])),

@@ -16,7 +16,7 @@ source changed too ("source changed, maintainer value kept").
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -28,6 +28,7 @@ from kb.crtext.typography import digest
 from kb.dbutil import update_rows
 from search.indexing import enqueue
 
+from .french_faces import FrenchCard, french_faces, french_words
 from .headings import group_rulings
 from .models import Card, CardFace, Ruling
 from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record
@@ -154,8 +155,17 @@ def import_cards(
     return result
 
 
-def _card_fields(c: CardRecord) -> dict[str, object]:
+def _card_fields(c: CardRecord, words: Collection[str] = frozenset()) -> dict[str, object]:
     fr = c.fr or {}
+    if c.faces and c.fr:
+        # Multi-face cards: French per face (rulings.french_faces), the card's fields joined.
+        built = french_faces([f["name"] for f in c.faces], c.fr, words.__contains__)
+        fr = {
+            "name": built.name,
+            "face_name": built.printed_face_name,
+            "type_line": built.type_line,
+            "text": built.text,
+        }
     return {
         "oracle_id": c.oracle_id,
         "name": c.name,
@@ -182,6 +192,9 @@ def _card_fields(c: CardRecord) -> dict[str, object]:
 
 def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str, int]:
     fields = list(_card_fields(cards[0])) if cards else []
+    words = french_words(
+        [str(c.fr.get(k) or "") for c in cards if c.fr for k in ("text", "type_line")]
+    )
     existing = (
         {
             card.key: card
@@ -198,8 +211,9 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     updates: list[tuple[object, ...]] = []
     update_fields: list[list[str]] = []
     face_cards: list[CardRecord] = []
+    unchanged_faced: list[tuple[int, CardRecord]] = []
     for c in cards:
-        values = _card_fields(c)
+        values = _card_fields(c, words)
         if c.fr is None:  # sources without French (Scryfall) keep what MTGJSON gave
             for key in ("name_fr", "type_line_fr", "text_fr", "fr_face_name"):
                 values.pop(key)
@@ -216,7 +230,10 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
             face_cards.append(c)
         else:
             result.cards_unchanged += 1
+            if c.faces and c.fr:
+                unchanged_faced.append((old.id, c))
     Card.objects.bulk_create(creates, batch_size=500)
+    _refresh_face_french(unchanged_faced, words)
     for names in {tuple(f) for f in update_fields}:  # cards with and without French
         update_rows(
             Card,
@@ -235,8 +252,9 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
         ).delete()
         CardFace.objects.bulk_create(
             [
-                CardFace(card_id=ids[c.key], position=i, **face)
+                CardFace(card_id=ids[c.key], position=i, **face, **_face_french(french, i))
                 for c in face_cards
+                for french in [_french_of(c, words)]
                 for i, face in enumerate(c.faces)
             ],
             batch_size=1000,
@@ -245,6 +263,35 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     by_key = {k: card.id for k, card in existing.items()}
     by_key.update(ids)
     return by_key
+
+
+def _refresh_face_french(cards: list[tuple[int, CardRecord]], words: Collection[str]) -> None:
+    """Faces of unchanged cards get the French their record gives (a database from before
+    faces had French, or a better rule in rulings.french_faces); the cards stay unchanged."""
+    if not cards:
+        return
+    by_card = {card_id: _french_of(c, words) for card_id, c in cards}
+    stale = []
+    for face in CardFace.objects.filter(card_id__in=list(by_card)):
+        wanted = _face_french(by_card[face.card_id], face.position)
+        if wanted and any(getattr(face, k) != v for k, v in wanted.items()):
+            for k, v in wanted.items():
+                setattr(face, k, v)
+            stale.append(face)
+    CardFace.objects.bulk_update(stale, ["name_fr", "type_line_fr", "text_fr"], batch_size=500)
+
+
+def _french_of(c: CardRecord, words: Collection[str]) -> FrenchCard | None:
+    if not c.faces or not c.fr:
+        return None
+    return french_faces([f["name"] for f in c.faces], c.fr, words.__contains__)
+
+
+def _face_french(french: FrenchCard | None, i: int) -> dict[str, str]:
+    if french is None or i >= len(french.faces):
+        return {}
+    face = french.faces[i]
+    return {"name_fr": face.name, "type_line_fr": face.type_line, "text_fr": face.text}
 
 
 def _keep_edits(old: Card, values: dict[str, object], result: CardImportResult) -> None:

@@ -46,13 +46,14 @@ class NameIndex:
     def __init__(self, generation: object) -> None:
         self.generation = generation
         names: list[str] = []
-        entries: list[tuple[int, str, str]] = []  # (card id, display name, lang)
+        # (card id, display name, lang, whether the name is one face's, not the card's)
+        entries: list[tuple[int, str, str, bool]] = []
 
-        def add(cid: int, name: str, lang: str) -> None:
+        def add(cid: int, name: str, lang: str, part: bool = False) -> None:
             key = normalize(name)
             if key:
                 names.append(key)
-                entries.append((cid, name, lang))
+                entries.append((cid, name, lang, part))
 
         for cid, en, fr, fr_face in Card.objects.values_list(
             "id", "name_en", "name_fr", "fr_face_name"
@@ -61,11 +62,13 @@ class NameIndex:
             if fr:
                 add(cid, fr, "fr")
                 for half in fr.split(" // ") if " // " in fr else ():
-                    add(cid, half, "fr")
+                    add(cid, half, "fr", part=True)
             if fr_face and fr_face != fr:
-                add(cid, fr_face, "fr")
-        for cid, name in CardFace.objects.values_list("card_id", "name"):
-            add(cid, name, "en")
+                add(cid, fr_face, "fr", part=True)
+        for cid, name, name_fr in CardFace.objects.values_list("card_id", "name", "name_fr"):
+            add(cid, name, "en", part=True)
+            if name_fr:
+                add(cid, name_fr, "fr", part=True)
         order = sorted(range(len(names)), key=names.__getitem__)
         self.names = [names[i] for i in order]
         self.entries = [entries[i] for i in order]
@@ -87,7 +90,10 @@ class NameIndex:
         found: dict[int, Match] = {}
 
         def add(i: int, score: float) -> None:
-            cid, name, lang = self.entries[i]
+            cid, name, lang, part = self.entries[i]
+            # A card named exactly so ranks above a card with a face so named ("Lightning
+            # Bolt" above "Emeritus of Conflict // Lightning Bolt").
+            score -= 0.5 if part else 0
             if cid not in found or found[cid].score < score:
                 found[cid] = Match(cid, name, lang, score)
 

@@ -22,7 +22,7 @@ import csv
 import datetime as dt
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from kb.models.vocabulary import VocabularySource, VocabularyTerm
 from kb.selectors import glossary_key, glossary_names
 from search.indexing import enqueue
 
+from .french_forms import action_term, phrase_around, tokens
 from .linking import ability_forms, action_forms, words_pattern
 from .models import Card
 
@@ -42,6 +43,8 @@ CURATED_FILE = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "fr_terms.c
 #: A mined term needs this many agreeing cards (or every card seen), and this share of them.
 MIN_AGREEING = 2
 MIN_SHARE = 0.5
+#: French lines kept per keyword to widen a fragment to its phrase (french_forms).
+MAX_LINES = 600
 
 _REMINDER = re.compile(r"\s*\([^)]*\)")
 _COST = re.compile(r"\{[^}]*\}")
@@ -73,6 +76,8 @@ class Evidence:
     seen: int = 0
     #: Association evidence ranks by specificity, not by raw count, and needs no majority.
     ranked: list[str] = field(default_factory=list)
+    #: Some French lines of the cards using the keyword (to widen a fragment to its phrase).
+    lines: list[str] = field(default_factory=list)
 
     def best(self) -> tuple[str, int] | None:
         if self.ranked:
@@ -86,6 +91,13 @@ class Evidence:
         if (count < MIN_AGREEING and not unanimous) or count < MIN_SHARE * self.seen:
             return None
         return term, count
+
+    def weak(self) -> tuple[str, int] | None:
+        """The leading candidate even when too few cards agree: stored for maintainers, and
+        left out of the pages by the shown rule (kb.models.vocabulary)."""
+        if not self.votes:
+            return None
+        return self.votes.most_common(1)[0]
 
     def alternatives(self, chosen: str) -> list[list[str | int]]:
         return [
@@ -207,22 +219,39 @@ def _french_words(line: str) -> list[str]:
 
 
 def mine_associations(
-    pairs: list[tuple[list[str], list[str]]], keywords: list[Keyword], forms: dict[str, list[str]]
+    pairs: list[tuple[list[str], list[str]]],
+    keywords: list[Keyword],
+    forms: dict[str, list[str]],
+    all_names: Iterable[str] = (),
 ) -> dict[str, Evidence]:
-    """For each keyword, the French word most specific to the lines using it in English."""
+    """For each keyword, the French word most specific to the lines using it in English.
+
+    A line counts for a keyword only where it uses it outside a longer keyword name of
+    `all_names` (longest match first: "double strike" is not the action "double")."""
     patterns = {k.name.casefold(): words_pattern(forms[k.name.casefold()]) for k in keywords}
+    names = {n.casefold() for n in all_names}
+    longer = {
+        name: words_pattern(wider)
+        for name in patterns
+        if (wider := [n for n in names if n != name and re.search(rf"\b{re.escape(name)}\b", n)])
+    }
     line_count: Counter[str] = Counter()
     hits: dict[str, Counter[str]] = defaultdict(Counter)
     lines_with: Counter[str] = Counter()
+    french_lines: dict[str, list[str]] = defaultdict(list)
     for english, french in pairs:
         for en_line, fr_line in zip(english, french, strict=True):
             words = {w for w in _french_words(fr_line) if w not in _FR_STOP}
             line_count.update(words)
             en_text = _REMINDER.sub("", en_line)
             for name, pattern in patterns.items():
-                if pattern.search(en_text):
+                if pattern.search(en_text) and (
+                    name not in longer or pattern.search(longer[name].sub(" ", en_text))
+                ):
                     lines_with[name] += 1
                     hits[name].update(words)
+                    if len(french_lines[name]) < MAX_LINES:
+                        french_lines[name].append(_REMINDER.sub("", fr_line))
     evidence: dict[str, Evidence] = {}
     for name, counter in hits.items():
         total = lines_with[name]
@@ -237,6 +266,7 @@ def mine_associations(
             votes=Counter({w: c for _s, w, c in scored[:4]}),
             seen=total,
             ranked=[w for _s, w, _c in scored[:4]],
+            lines=french_lines[name],
         )
     return evidence
 
@@ -293,6 +323,8 @@ class Report:
     curated: int = 0
     unresolved: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # keywords the cards do not name
+    #: Terms stored but not shown: too few agreeing cards (kb.models.vocabulary.SHOWN_*).
+    left_out: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         out = [
@@ -301,6 +333,12 @@ class Report:
             for kind in sorted(self.keywords)
         ]
         out.append(f"curated terms: {self.curated}")
+        if self.left_out:
+            out.append(
+                f"left out until a maintainer checks them (too few agreeing cards): "
+                f"{len(self.left_out)}"
+            )
+            out += [f"  left out: {line}" for line in self.left_out]
         if self.missing:
             out.append(f"no French term from the cards: {', '.join(self.missing)}")
         out += [f"unresolved: {u}" for u in self.unresolved]
@@ -324,33 +362,38 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
     forms.update(
         {k.name.casefold(): ability_forms(k.name.casefold()) for k in abilities_without_lines}
     )
-    assoc = mine_associations(pairs, actions + abilities_without_lines, forms)
+    assoc = mine_associations(
+        pairs, actions + abilities_without_lines, forms, [k.name for k in keywords]
+    )
 
+    known = _word_counts(pairs)
     report = Report(keywords=Counter(k.kind for k in keywords))
     rows: dict[tuple[str, str], VocabularyTerm] = {}
-    for k in keywords:
+    # Abilities first: an action's phrase may not be another keyword's name (see _action_name).
+    taken = {t.fr.casefold() for t in curated}
+    for k in sorted(keywords, key=lambda k: (k.kind != "keyword ability", k.name)):
         key = k.name.casefold()
-        ev = line_evidence.get(key)
-        chosen = ev.best() if ev else None
-        if chosen is None and key in assoc:
-            ev = assoc[key]
-            chosen = ev.best()
-        if chosen is None or ev is None:
+        chosen = _choose(line_evidence.get(key), assoc.get(key))
+        if chosen is None:
             report.missing.append(k.name)
             continue
         report.mined[k.kind] += 1
-        term, count = chosen
+        ev, (term, count) = chosen
+        alternatives = ev.alternatives(term)
         if k.kind == "keyword ability":  # abilities are names, printed capitalised
             term = term[:1].upper() + term[1:]
+        else:
+            term, count, alternatives = _action_name(ev, term, count, known.get, taken)
+        taken.add(term.casefold())
         rows[(k.name, k.kind)] = VocabularyTerm(
             en=k.name,
             fr=term,
             kind=k.kind,
             lineage_id=k.lineage_id,
             source=VocabularySource.CARDS,
-            agreeing=count,
+            agreeing=min(count, ev.seen),
             seen=ev.seen,
-            alternatives=ev.alternatives(term),
+            alternatives=alternatives,
         )
 
     lineage_by_number = _current_lineages()
@@ -389,6 +432,8 @@ def build_vocabulary(curated_path: Path = CURATED_FILE) -> Report:
     for row in rows.values():  # a keyword's glossary entry shares its name
         if row.glossary_term_id is None:
             row.glossary_term_id = glossary_by_name.get(glossary_key(row.en))
+        if not row.shown:
+            report.left_out.append(f"{row.en} = {row.fr} ({row.agreeing} of {row.seen} agree)")
     with transaction.atomic():
         _store(rows)
         # French terms are searchable on the rules and glossary entries they name.
@@ -429,6 +474,56 @@ def _store(rows: dict[tuple[str, str], VocabularyTerm]) -> None:
     VocabularyTerm.objects.bulk_create(
         [row for key, row in rows.items() if key not in kept_keys], batch_size=500
     )
+
+
+def _choose(*evidence: Evidence | None) -> tuple[Evidence, tuple[str, int]] | None:
+    """The first well-supported candidate (keyword lines before associations), else the first
+    weak one: stored for maintainers, left out of the pages by the shown rule."""
+    for ev in evidence:
+        if ev is not None and (best := ev.best()) is not None:
+            return ev, best
+    for ev in evidence:
+        if ev is not None and (weak := ev.weak()) is not None:
+            return ev, weak
+    return None
+
+
+def _word_counts(pairs: Iterable[tuple[list[str], list[str]]]) -> Counter[str]:
+    """How often each French word is printed on the cards (which verb forms exist)."""
+    counts: Counter[str] = Counter()
+    for _english, french in pairs:
+        for line in french:
+            for clause in tokens(line):
+                counts.update(t.casefold().replace("’", "'") for t in clause)
+    return counts
+
+
+def _action_name(
+    ev: Evidence,
+    term: str,
+    count: int,
+    known: Callable[[str], int | None],
+    taken: set[str],
+) -> tuple[str, int, list[list[str | int]]]:
+    """A keyword action's French name as the French rules give it: the whole phrase the mined
+    word belongs to ("air" -> "maîtrisez l'Air"), then its infinitive ("maîtriser l'Air"). The
+    cards printing another form of the same name ("contemplez", "contempler") agree with it.
+    A phrase that is another keyword's French name ("double initiative") is not this one's."""
+    counted = lambda form: known(form) or 0  # noqa: E731
+    mined = term
+    if " " not in term and ev.lines:
+        phrase, support = phrase_around(term, ev.lines, _FR_STOP, counted)
+        if phrase != term and phrase.casefold() not in taken:
+            term, count = phrase, min(count, support)
+    name = action_term(term, counted)
+    same = name.casefold()
+    count += sum(
+        n for t, n in ev.votes.items() if t != mined and action_term(t, counted).casefold() == same
+    )
+    alternatives = [
+        [t, n] for t, n in ev.alternatives(mined) if action_term(str(t), counted).casefold() != same
+    ]
+    return name, count, alternatives
 
 
 def _today_release() -> dt.date:

@@ -8,12 +8,40 @@ entries, and search uses them to reach English rules from French queries.
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+
+#: A French term mined from cards is shown only with this many agreeing cards and this share of
+#: the cards examined (a single card may be a misprint or an untranslated text); below that it
+#: is kept for maintainers ("left out" in the admin, listed by ``build_vocabulary``) until one
+#: checks or corrects it. The same rule serves the badge, the glosses and the French titles.
+SHOWN_MIN_AGREEING = 2
+SHOWN_MIN_SHARE = 0.5
 
 
 class VocabularySource(models.TextChoices):
     CARDS = "cards", _("mined from cards")
     CURATED = "curated", _("curated list")
+
+
+def good_enough_q() -> Q:
+    """Terms that are not a maintainer's and need no check to be shown: the curated list, and
+    mined terms with enough agreeing cards."""
+    return Q(source=VocabularySource.CURATED) | (
+        Q(source=VocabularySource.CARDS, agreeing__gte=SHOWN_MIN_AGREEING)
+        & Q(agreeing__gte=F("seen") * SHOWN_MIN_SHARE)
+    )
+
+
+class VocabularyQuerySet(models.QuerySet):
+    def shown(self) -> VocabularyQuerySet:
+        """The terms pages may show (badge, glosses, French titles): checked or corrected by a
+        maintainer, curated, or mined with enough agreeing cards (see SHOWN_MIN_AGREEING)."""
+        return self.filter(Q(checked=True) | Q(edited=True) | good_enough_q())
+
+    def left_out(self) -> VocabularyQuerySet:
+        """Mined terms too weakly supported to be shown: what a maintainer should look at."""
+        return self.exclude(Q(checked=True) | Q(edited=True) | good_enough_q())
 
 
 class VocabularyTerm(models.Model):
@@ -53,6 +81,8 @@ class VocabularyTerm(models.Model):
     edited_by = models.CharField(_("edited by"), max_length=150, blank=True, db_default="")
     edited_at = models.DateTimeField(_("edited at"), null=True, blank=True)
 
+    objects = VocabularyQuerySet.as_manager()
+
     class Meta:
         ordering = ["en"]
         constraints = [models.UniqueConstraint(fields=["en", "kind"], name="kb_vocab_en_kind")]
@@ -60,3 +90,16 @@ class VocabularyTerm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.en} = {self.fr}"
+
+    @property
+    def verified(self) -> bool:
+        """A person vouches for the term: a maintainer checked or wrote it, or it comes from
+        the curated list. A term mined from cards is a guess until then."""
+        return self.checked or self.edited or self.source == VocabularySource.CURATED
+
+    @property
+    def shown(self) -> bool:
+        """Python twin of ``VocabularyQuerySet.shown`` for a row already loaded."""
+        return self.verified or (
+            self.agreeing >= SHOWN_MIN_AGREEING and self.agreeing >= self.seen * SHOWN_MIN_SHARE
+        )

@@ -73,3 +73,45 @@ def _kind_labels(language: str) -> dict[str, str]:
         "added": _("added"),
         "changed": _("changed"),
     }
+
+
+@register.simple_tag
+def entry_title(entry: object, text: object = None) -> str:
+    """A section's, chapter's or keyword rule's title: on /fr/, its French title (the French
+    document's where one is loaded, else the vocabulary's name), the English after it; the
+    English alone otherwise."""
+    from django.utils.html import format_html
+
+    english = entry.text if text is None else text  # type: ignore[attr-defined]
+    if (get_language() or "en")[:2] == "fr":
+        fr = _french_title(entry)
+        if fr:
+            return format_html(
+                '<span lang="fr">{}</span> <span class="title-en" lang="en">({})</span>',
+                fr,
+                english,
+            )
+    return format_html('<span lang="en">{}</span>', english)
+
+
+@register.simple_tag
+def entry_title_plain(entry: object) -> str:
+    """`entry_title` as plain text (page titles, breadcrumbs)."""
+    english = str(entry.text)  # type: ignore[attr-defined]
+    if (get_language() or "en")[:2] == "fr":
+        fr = _french_title(entry)
+        if fr:
+            return f"{fr} ({english})"
+    return english
+
+
+def _french_title(entry: object) -> str:
+    """The French document's title of this version where one is loaded, else the
+    vocabulary's French name of the title ("" when neither)."""
+    from kb.glosses import french_title
+
+    version = getattr(entry, "version", None)
+    document = getattr(version, "text_fr", "") if version is not None else ""
+    if document:
+        return str(document)
+    return french_title(entry.lineage_id, str(entry.text))  # type: ignore[attr-defined]
