@@ -262,6 +262,11 @@ def test_the_history_shows_each_versions_french(french, client) -> None:
 def test_maintainers_see_the_imports_anomalies(french, client, staff) -> None:
     assert "doubled_number" in staff.get("/en/2010-04-23/rules/602.2a/").content.decode()
     assert "doubled_number" not in client.get("/en/2010-04-23/rules/602.2a/").content.decode()
+    # From the worklist, a maintainer goes to the admin page of today's version to write it.
+    version = rule_version("602.2a", TODAY)
+    edit = f'<a class="admin-link" href="/admin/kb/ruleversion/{version.pk}/change/">'
+    assert edit in staff.get("/en/translation/", {"state": "stale"}).content.decode()
+    assert "admin-link" not in client.get("/en/translation/", {"state": "stale"}).content.decode()
 
 
 def test_the_admin_filter_and_the_queue_counts(french, staff) -> None:
