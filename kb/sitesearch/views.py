@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
@@ -176,6 +177,8 @@ def shown(
     ]
     if hit.kind in COUNTERPARTS and codes and source not in codes and hit.snippet(source):
         codes.append(source)  # the French that matched, then the English it translates
+    reader = translation.get_language() or source
+    codes.sort(key=lambda c: (c not in matched, c != reader))  # matched, then the page's
     if definition is not None:
         texts = definition.texts
         codes = [c for c in codes if texts.get(c)] or [source]

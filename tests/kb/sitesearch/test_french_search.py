@@ -60,7 +60,7 @@ def test_the_results_page_shows_the_french_then_the_english_it_translates(
     assert "602.2a" in hit
     fr, en = hit.index('<p class="snippet" lang="fr">'), hit.index('<p class="snippet" lang="en">')
     assert fr < en
-    assert "The player announces" in hit[en:]
+    assert ">EN</span>" in hit[en:] and "ability" in hit[en:]  # marked with its language
     assert "trouvé en français" in html  # said once for the page, or on the hit
 
 
