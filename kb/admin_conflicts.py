@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
@@ -61,6 +61,17 @@ def _show(value: Any) -> str:
     text = "" if value is None else str(value)
     text = text if len(text) <= 300 else text[:300] + "…"
     return f"“{text}”" if text else _("(empty)")
+
+
+def _related(instance: Model, name: str, value: Any) -> Any:
+    """A relation's object rather than its id ("2010-04-23", not "93")."""
+    try:
+        field = instance._meta.get_field(name)
+    except FieldDoesNotExist:  # a form field that is no model field
+        return value
+    if value is not None and getattr(field, "many_to_one", False):
+        return getattr(instance, name, value)
+    return value
 
 
 class ConflictFormMixin:
@@ -106,7 +117,10 @@ class ConflictFormMixin:
                         "Saved now: %(theirs)s. Yours: %(yours)s. Save again to replace "
                         "their value with yours, or reload to keep theirs."
                     )
-                    % {"theirs": _show(now[name]), "yours": _show(cleaned.get(name))},
+                    % {
+                        "theirs": _show(_related(stored, name, now[name])),
+                        "yours": _show(cleaned.get(name)),
+                    },
                 )
         return cleaned
 

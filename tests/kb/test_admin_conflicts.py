@@ -167,3 +167,16 @@ def test_vocabulary_list_editable_rows(ann: Client, terms) -> None:
     assert VocabularyTerm.objects.get(pk=flying.pk).fr == "voler"
     assert VocabularyTerm.objects.get(pk=haste.pk).checked
     assert h != f
+
+
+def test_a_relation_in_conflict_is_named_not_numbered(ann: Client) -> None:
+    """The French's release in a conflict message is the release, not its row id."""
+    version = version_of("602.2a")
+    first, last = Release.objects.order_by("effective_date")[:2]
+    url = reverse("admin:kb_ruleversion_change", args=[version.pk])
+    data = form_values(ann.get(url).content.decode(), "ruleversion_form")
+    type(version).objects.filter(pk=version.pk).update(fr_release=first)
+    html = page_text(ann.post(url, {**data, "fr_release": str(last.pk)}))
+    assert CONFLICT in html
+    assert f"Saved now: “{first}”" in html and f"Yours: “{last}”" in html
+    assert f"Saved now: “{first.pk}”" not in html
