@@ -7,6 +7,8 @@ transaction: the source text is put back through the same service and drained ag
 
 from __future__ import annotations
 
+from html import unescape
+
 import pytest
 from django.contrib.auth.models import User
 from django.db.models import Count
@@ -61,7 +63,7 @@ def test_a_ruling_edit_shows_on_the_card_the_rule_and_in_search(
     try:
         reader = Client()
         card = reader.get(reverse("rulings:card", args=[ruling.card.slug])).content.decode()
-        assert edited in card
+        assert edited in unescape(card)
         rule = reader.get(f"/en/rules/{number}/").content.decode()
         assert MARK in rule, f"the rulings panel of {number} does not show the edit"
         hits = reader.get("/api/v1/search", {"q": MARK, "kind": "ruling"}).json()["hits"]
