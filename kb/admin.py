@@ -24,9 +24,9 @@ from search.admin import IndexedAdminMixin
 
 from . import editing
 from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
-from .admin_french import FrenchStateFilter
+from .admin_french import FrenchStateFilter, french_queue_counts
 from .admin_publish import PublishAdminMixin
-from .admin_queues import register_queue
+from .admin_queues import register_french_queues, register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
 from .archive.importer import Importer, ImportRefused
 from .models import (
@@ -440,4 +440,28 @@ register_queue(
     lambda: VocabularyTerm.objects.filter(checked=False).count(),
     params={"checked__exact": "0"},
     order=20,
+)
+
+register_french_queues(
+    lambda: {f"french-{state}": n for state, n in french_queue_counts().items()},
+    [
+        (
+            "french-missing",
+            _("Rules of the current release without French"),
+            "admin:kb_ruleversion_changelist",
+            {"french": "missing"},
+        ),
+        (
+            "french-stale",
+            _("French texts translating an older English text"),
+            "admin:kb_ruleversion_changelist",
+            {"french": "stale"},
+        ),
+        (
+            "french-unofficial",
+            _("French texts not reviewed (written by a maintainer)"),
+            "admin:kb_ruleversion_changelist",
+            {"french": "unofficial"},
+        ),
+    ],
 )
