@@ -48,6 +48,9 @@ def test_never_inside_a_link_or_a_marked_span_and_after_a_linked_term() -> None:
     assert not re.search(r"<a [^>]*>[^<]*<span class=\"gloss\"", html)
     assert '<abbr title="x">Trample</abbr> ' in html  # nothing added inside or after it
     assert _glosses(html) == ["pile", "exil", "exiler"]  # the marked span is left as it was
+    # A link naming more than a term gets no gloss of a word inside it.
+    html = str(g.gloss('The <a href="/g/">active stack</a> goes.'))
+    assert _glosses(html) == []
 
 
 def test_a_determiner_makes_a_shared_name_the_zone_and_same_words_are_not_glossed() -> None:
