@@ -97,14 +97,13 @@ class Glossary:
         return self.pattern.sub(replace, text)
 
     def _after_link(self, text: str, done: set[str], before: str) -> str:
-        """The glosses of the terms a link's text holds, to follow the link."""
+        """The gloss of a link whose whole text is a term ("attacking creature"), to follow
+        the link; a link naming something else ("active player") gets none, not the gloss
+        of a word inside it."""
         assert self.pattern is not None
-        spans = []
-        for m in self.pattern.finditer(text):
-            term = self._term(m, text, done, before)
-            if term:
-                spans.append(_span(term))
-        return "".join(spans)
+        m = self.pattern.fullmatch(text.strip())
+        term = self._term(m, text, done, before) if m else None
+        return _span(term) if term else ""
 
     def _term(self, m: re.Match[str], text: str, done: set[str], before: str) -> Gloss | None:
         """The term a match names, unless it was glossed already in this text or its French

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db]
 
 def test_a_gloss_is_shown_hidden_in_one_click_and_the_choice_persists(page, server_url) -> None:
     page.goto(server_url + "/fr/rules/702.19b/")
-    gloss = page.locator('[id="702.19b"] .gloss').filter(has_text="Piétinement")
+    gloss = page.locator('[id="702.19b"] .gloss').filter(has_text="Piétinement").first
     expect(gloss).to_be_visible()
     expect(gloss).to_have_attribute("lang", "fr")
     shot(page, "glosses-1-shown")

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from kb.glosses import build
 
@@ -47,6 +48,9 @@ def test_never_inside_a_link_or_a_marked_span_and_after_a_linked_term() -> None:
     assert not re.search(r"<a [^>]*>[^<]*<span class=\"gloss\"", html)
     assert '<abbr title="x">Trample</abbr> ' in html  # nothing added inside or after it
     assert _glosses(html) == ["pile", "exil", "exiler"]  # the marked span is left as it was
+    # A link naming more than a term gets no gloss of a word inside it.
+    html = str(g.gloss('The <a href="/g/">active stack</a> goes.'))
+    assert _glosses(html) == []
 
 
 def test_a_determiner_makes_a_shared_name_the_zone_and_same_words_are_not_glossed() -> None:
@@ -60,7 +64,8 @@ def test_a_determiner_makes_a_shared_name_the_zone_and_same_words_are_not_glosse
 
 def test_glosses_are_escaped_and_marked_for_screen_readers() -> None:
     g = build([("Stack", "pile <b>", "zone", True), ("Trample", "Piétinement", "keyword", False)])
-    html = str(g.gloss("the stack and trample"))
+    with translation.override("en"):
+        html = str(g.gloss("the stack and trample"))
     assert "(pile &lt;b&gt;)" in html and "<b>" not in html
     assert 'lang="fr" title="French term (unverified)"> (Piétinement)' in html
 

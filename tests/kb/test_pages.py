@@ -148,7 +148,9 @@ def test_french_interface_dates_and_notice(client: Client) -> None:
     assert "Règle 602.2a" in html and "Sommaire" in html and "Glossaire" in html
     assert "version du 7 août 2026" in html
     assert "Aucun texte officiel français des Règles complètes n’est chargé" in html
-    assert '<span class="text" lang="en">The player announces' in html
+    # The English text, its terms glossed in French (kb.glosses: "player (joueur)").
+    assert '<span class="text" lang="en">The player<span class="gloss" lang="fr"' in html
+    assert "(joueur)</span> announces" in html
     assert "Formulation modifiée le 7 juin 2024" in html
     english = client.get("/en/rules/602.2a/").content.decode()
     assert 'href="/fr/rules/602.2a/"' in english  # the language switcher keeps the page

@@ -149,10 +149,10 @@ def test_lightning_bolt_ranks_above_a_card_with_a_lightning_bolt_face(cards, cli
     assert emeritus.name_fr == "Émérite du conflit"
     assert [f.name_fr for f in emeritus.faces.all()] == ["Émérite du conflit", ""]
     assert search_names("lightning bolt")[0].name == "Lightning Bolt"
-    assert client.get("/api/v1/cards", {"q": "lightning bolt"}).json()[0]["slug"] == (
+    assert client.get("/api/v1/cards", {"q": "lightning bolt"}).json()[0]["card"] == (
         "lightning-bolt"
     )
-    assert client.get("/api/v1/cards", {"q": "foudre"}).json()[0]["slug"] == "lightning-bolt"
+    assert client.get("/api/v1/cards", {"q": "foudre"}).json()[0]["card"] == "lightning-bolt"
 
 
 @pytest.mark.slow
