@@ -252,6 +252,9 @@ def gloss_entries(entries: Iterable[object]) -> bool:
         french = getattr(e, "french", None)
         if french is not None and str(html).strip().casefold() == french.en.casefold():
             continue  # a keyword rule's title: its "FR" badge already names it
+        shown_fr = getattr(e, "fr", None)
+        if shown_fr is not None and shown_fr.text:
+            continue  # its French text is beside it (or a stale one, said so): no glosses
         glossed = g.gloss(html)
         added = added or glossed != html
         e.html = glossed

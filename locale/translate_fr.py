@@ -575,6 +575,19 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Review queues"): "Files de relecture",
     # queues
     ("", "Vocabulary terms not yet checked"): "Termes du vocabulaire pas encore vérifiés",
+    # merge: the French texts' review queues
+    (
+        "",
+        "Rules of the current release without French",
+    ): "Règles de la version en vigueur sans français",
+    (
+        "",
+        "French texts translating an older English text",
+    ): "Textes français traduisant un texte anglais plus ancien",
+    (
+        "",
+        "French texts not reviewed (written by a maintainer)",
+    ): "Textes français non relus (écrits par un mainteneur)",
     # queues
     ("", "Mark the selected terms checked"): "Marquer les termes sélectionnés comme vérifiés",
     # queues

@@ -105,6 +105,19 @@ def entry_title_plain(entry: object) -> str:
     return english
 
 
+@register.simple_tag
+def entry_title_short(entry: object) -> str:
+    """A title in the page's language alone (breadcrumbs): the French one under /fr/ where
+    one is known, else the English."""
+    from django.utils.html import format_html
+
+    if (get_language() or "en")[:2] == "fr":
+        fr = _french_title(entry)
+        if fr:
+            return format_html('<span lang="fr">{}</span>', fr)
+    return format_html('<span lang="en">{}</span>', str(entry.text))  # type: ignore[attr-defined]
+
+
 def _french_title(entry: object) -> str:
     """The French document's title of this version where one is loaded, else the
     vocabulary's French name of the title ("" when neither)."""
