@@ -99,3 +99,13 @@ def search_index(cards, django_db_blocker):
         count = rebuild()
     print(f"\nsearch index: {count} documents in {time.perf_counter() - started:.0f} s")
     return get_backend()
+
+
+@pytest.fixture(autouse=True)
+def _default_language_after_each_test():
+    """A request to a /fr/ page leaves French active in the thread (LocaleMiddleware does not
+    reset it): later tests would build /fr/ URLs depending on the order they run in."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
