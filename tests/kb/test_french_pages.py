@@ -303,9 +303,12 @@ def test_pages_with_french_cost_the_same_queries(french, client) -> None:
         counts = {}
         for url in urls:
             client.get(url)  # warm per-process caches
-            with CaptureQueriesContext(connection) as queries:
-                assert client.get(url).status_code == 200
-            counts[url] = len(queries)
+            seen = []
+            for _ in range(2):  # the vocabulary's stamp is re-read every 2 s: it may fall in one
+                with CaptureQueriesContext(connection) as queries:
+                    assert client.get(url).status_code == 200
+                seen.append(len(queries))
+            counts[url] = min(seen)
         return counts
 
     with_french = measure()
