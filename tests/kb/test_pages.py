@@ -84,9 +84,12 @@ def test_same_small_number_of_queries_for_small_and_large_pages(client: Client) 
     counts = {}
     for url in ("/en/current/rules/", "/en/rules/702/", "/en/rules/100/", "/en/rules/602.2a/"):
         client.get(url)  # warm per-process caches
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get(url).status_code == 200
-        counts[url] = len(queries)
+        seen = []
+        for _ in range(2):  # the vocabulary's stamp is re-read every 2 s: it may fall in one
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(url).status_code == 200
+            seen.append(len(queries))
+        counts[url] = min(seen)
     assert counts["/en/rules/702/"] == counts["/en/rules/100/"] == counts["/en/rules/602.2a/"]
     # 11: one query more since the French state of the entries is read (issue 13).
     assert counts["/en/rules/702/"] <= 11 and counts["/en/current/rules/"] <= 3
