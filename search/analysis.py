@@ -24,6 +24,7 @@ from whoosh.analysis import (
     StemFilter,
     StopFilter,
 )
+from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
 from .conf import configured
@@ -142,3 +143,9 @@ def plain(text: str) -> str:
 
 def is_stop_word(word: str) -> bool:
     return fold(word) in stop_words()
+
+
+def stem_words(text: str) -> str:
+    """English words by their stems ("destroying a permanent" -> "destroi a perman"), for
+    comparing what was typed with names whatever their endings."""
+    return " ".join(porter_stem(w) for w in text.split())

@@ -22,7 +22,7 @@ from config import languages
 from kb import selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
-from search.analysis import fold, is_stop_word, plain
+from search.analysis import fold, is_stop_word, plain, stem_words
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
 from search.registry import document_type
@@ -399,11 +399,13 @@ def _definitions_first(
     index = _glossary_targets(out.release.effective_date, out.release.sha256)
     key = fold(text).strip()
     english = out.via.get(text.strip())
+    stems = _stems(out.release.effective_date, out.release.sha256)
     entry = (
         index.get(key)
         or index.get(key.rstrip("s"))
         or (index.get(fold(english)) if english else None)
-        or (_leading_term(index, key) if asked else None)
+        or stems.get(stem_words(key))
+        or (_leading_term(index, stems, key) if asked else None)
     )
     if entry is None:
         return
@@ -427,15 +429,25 @@ def _definitions_first(
     out.results.hits = (first + rest)[: max(request.per_page, len(first))]
 
 
-def _leading_term(index: dict, key: str):
+def _leading_term(index: dict, stems: dict, key: str):
     """The glossary term a longer definition request starts with ("exile target creature"
-    asks what exiling is), longest first."""
+    asks what exiling is, "destroying a permanent" what destroying is), longest first."""
     words = key.split()
     for size in range(len(words) - 1, 0, -1):
-        found = index.get(" ".join(words[:size]))
+        start = " ".join(words[:size])
+        found = index.get(start) or stems.get(stem_words(start))
         if found:
             return found
     return None
+
+
+@lru_cache(maxsize=16)
+def _stems(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
+    """The glossary's names by the stems of their words: "destroying" asks for Destroy."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for key, target in _glossary_targets(date, sha256).items():
+        out.setdefault(stem_words(key), target)
+    return out
 
 
 #: The weight of titles in a question: a heading ("503. Upkeep Step") names a topic, the rule

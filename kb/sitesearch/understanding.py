@@ -36,6 +36,7 @@ FILLER = frozenset(
 
 _DEFINITION_BEFORE = re.compile(
     r"^(?:what does it mean (?:for (?:an? |the )?\w+ )?to (?:be )?|"
+    r"what (?:counts|count|is counted|is considered|are considered) (?:as |to be )?|"
     r"what(?:'s| is| are| does| do)? |whats |define |definition of |meaning of |explain |"
     r"qu'est[- ]ce qu(?:e |')|c'est quoi |definition de |que signifie |que veut dire )\s*"
     r"(?:an? |the |une? |la |le |les |l')?(?P<term>.+?)\s*\??$",

@@ -238,3 +238,12 @@ def test_a_definition_request_by_its_first_words_finds_the_term(search_index) ->
     ]
     hits = search("cloak meaning mtg").results.hits[:3]
     assert "701.58" in [h.number for h in hits]
+
+
+def test_a_term_asked_for_with_another_ending_finds_its_entry(search_index) -> None:
+    """ "Destroying" asks for Destroy: the glossary's names are compared by their stems."""
+    hits = search("what counts as destroying a permanent").results.hits[:2]
+    assert [(h.kind, h.number or h.ref) for h in hits] == [
+        ("rule", "701.8"),
+        ("glossary", "destroy"),
+    ]

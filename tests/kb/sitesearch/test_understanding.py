@@ -26,6 +26,8 @@ from search.syntax import parse
         ("blight mtg definition", "blight"),
         ("what does it mean for a creature to die", "die"),
         ("what does it mean to be monstrous", "monstrous"),
+        ("what counts as an object in magic rules", "object"),
+        ("what is considered a spell", "spell"),
     ],
 )
 def test_a_definition_request_is_about_its_term(query: str, term: str) -> None:
