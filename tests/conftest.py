@@ -101,6 +101,15 @@ def search_index(cards, django_db_blocker):
     return get_backend()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that read the session's search index are marked `index`. The PostgreSQL run
+    leaves them out (`make test`): the index is the same files on every database, and
+    building it a second time would be a third of the suite's time."""
+    for item in items:
+        if "search_index" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.index)
+
+
 @pytest.fixture(autouse=True)
 def _default_language_after_each_test():
     """A request to a /fr/ page leaves French active in the thread (LocaleMiddleware does not

@@ -23,12 +23,14 @@ from search.backend import IndexStats, SearchBackend, SearchRequest, Suggestion
 from search.documents import Hit, Results, SearchDocument
 from search.registry import kinds as registered_kinds
 
-from . import scoring, suggesting
+from . import patches, scoring, suggesting
 from .compiling import compile_request
 from .folders import LiveFolder
 from .results import query_terms, to_hit
 from .schema import document_fields, schema
 from .searchers import Searchers, serialized
+
+patches.apply()
 
 BULK = 5_000  # from this many documents, index with two processes
 
