@@ -33,7 +33,8 @@ class Reading:
 #: or the end of the clause) and hypothetical asides ("(perhaps because …)").
 _EXAMPLES_RE = re.compile(
     r"\((?:perhaps|for example|for instance|e\.g\.|most likely|probably|such as)\b[^)]*\)"
-    r"|\bsuch as [^,;:.()]*",
+    r"|\bsuch as [^,;:.()]*"
+    r"|\bfor (?:example|instance), [^.;]*",
     re.IGNORECASE,
 )
 

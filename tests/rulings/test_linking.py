@@ -165,3 +165,16 @@ def test_a_release_change_re_resolves_the_numbers(cards) -> None:
     link.refresh_from_db()
     assert link.current_number == "702.19"
     assert link.number != "999.9"
+
+
+def test_a_for_example_sentence_is_no_topic(linker: Linker) -> None:
+    """Stallion of Ashmouth's delirium ruling counts card types; its example's "artifact
+    creature" (an illustration) is not what it leans on."""
+    text = (
+        "The number of card types matters, not the number of cards. For example, Wicker Witch "
+        "(an artifact creature) along with Catalog (an instant) and Chaplain's Blessing (a "
+        "sorcery) will enable delirium."
+    )
+    found = linker.find(text, dt.date(2016, 4, 8), ["Stallion of Ashmouth"], ["Delirium"])
+    numbers = {linker.number_at(f.lineage_id, linker.current) for f in found}
+    assert numbers == {"205"}, numbers  # card types; not 301, artifacts
