@@ -37,12 +37,20 @@ run: install
 	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
 
-# Everything, exactly as CI runs it (.ci/run calls this): lint, the suite on SQLite, then the
-# database tests again on a throwaway PostgreSQL cluster (where the server is installed).
+# Everything, exactly as CI runs it (.ci/run calls this): lint, then the suite on SQLite and,
+# at the same time (each run is mostly one process: two cores do both in little more than the
+# time of one), the database tests on a throwaway PostgreSQL cluster where the server is
+# installed. The PostgreSQL run has its own var folder; its report follows the SQLite one's.
 test: install
 	$(BIN)/ruff check .
-	$(BIN)/pytest
-	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider $(POSTGRES_TESTS)
+	@mkdir -p var/postgres
+	@.ci/with-postgres env KB_VAR_DIR=$(CURDIR)/var/postgres $(BIN)/pytest -p no:cacheprovider \
+	  $(POSTGRES_TESTS) > var/postgres/test.log 2>&1 & PG=$$!; \
+	$(BIN)/pytest; SQLITE=$$?; \
+	wait $$PG; POSTGRES=$$?; \
+	echo; echo "== The database tests on PostgreSQL (exit status $$POSTGRES) =="; \
+	cat var/postgres/test.log; \
+	[ $$SQLITE -eq 0 ] && [ $$POSTGRES -eq 0 ]
 
 test-postgres: install
 	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider $(POSTGRES_TESTS)
@@ -61,4 +69,4 @@ lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 clean:
-	rm -rf var/test* .pytest_cache
+	rm -rf var/test* var/postgres .pytest_cache
