@@ -102,12 +102,12 @@ def search_index(cards, django_db_blocker):
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that read the session's search index are marked `index`. The PostgreSQL run
-    leaves them out (`make test`): the index is the same files on every database, and
-    building it a second time would be a third of the suite's time."""
+    """Tests that read the session's search index run on SQLite only (`make test`'s
+    PostgreSQL run leaves out `sqlite_only`): the index is the same files on every database,
+    and building it a second time would be a third of the suite's time."""
     for item in items:
         if "search_index" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.index)
+            item.add_marker(pytest.mark.sqlite_only)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,8 @@ from django.conf import settings
 from kb.archive.snapshot import snapshot
 from tests.conftest import release_files
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+# The imports compared run in SQLite databases of their own, whatever the suite's database.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db, pytest.mark.sqlite_only]
 
 SCRIPT = """
 import json, sys
