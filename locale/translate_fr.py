@@ -349,6 +349,20 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "%(n)s décision sur cette règle",
         "%(n)s décisions sur cette règle",
     ],
+    # rulings reachable from every rule (issue 15)
+    ("", "%(n)s ruling on this chapter"): [
+        "%(n)s décision sur ce chapitre",
+        "%(n)s décisions sur ce chapitre",
+    ],
+    ("", "No ruling is linked to this rule itself"): "Aucune décision n’est liée à cette règle même",
+    ("", "%(n)s ruling on chapter %(number)s"): [
+        "%(n)s décision sur le chapitre %(number)s",
+        "%(n)s décisions sur le chapitre %(number)s",
+    ],
+    ("", "%(n)s ruling on rule %(number)s"): [
+        "%(n)s décision sur la règle %(number)s",
+        "%(n)s décisions sur la règle %(number)s",
+    ],
     ("", "Rulings pages"): "Pages de décisions",
     ("", "Newer"): "Plus récentes",
     ("", "page %(n)s of %(total)s"): "page %(n)s sur %(total)s",

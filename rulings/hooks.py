@@ -7,7 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.urls import reverse
 
+from kb.crtext.numbers import kind_of
 from kb.hooks import (
     Panel,
     RulePage,
@@ -20,23 +22,42 @@ from kb.models import VocabularyTerm
 from .models import LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
-from .selectors import rulings_on
+from .selectors import rulings_above, rulings_on
 
 PER_PAGE = 20
 
 
 @register_rule_panel
 def rulings_on_this_rule(page: RulePage) -> Panel | None:
-    """Rulings linked to the rule's lineage, newest first, paginated (constant queries)."""
+    """Rulings linked to the rule's lineage, newest first, paginated (constant queries), and
+    links to those of the rule and chapter above it."""
     current, rulings = rulings_on(page.lineage_id, page.request.GET.get("rulings", "1"), PER_PAGE)
-    if current.paginator.count == 0:
+    above = [
+        {"number": n, "count": count, "kind": kind_of(n), "url": _rule_url(page, n)}
+        for n, count in rulings_above(page.number, page.release.effective_date)
+    ]
+    if current.paginator.count == 0 and not above:
         return None
     views = ruling_views(rulings, page.releases)
     html = rulings_html(views, show_card=True)
     return Panel(
         "rulings/rule_panel.html",
-        {"page": current, "rulings": html, "count": current.paginator.count, "number": page.number},
+        {
+            "page": current,
+            "rulings": html,
+            "count": current.paginator.count,
+            "number": page.number,
+            "kind": kind_of(page.number),
+            "above": above,
+        },
     )
+
+
+def _rule_url(page: RulePage, number: str) -> str:
+    """The page of another rule in the release read."""
+    if page.is_current:
+        return reverse("kb:current_rule", args=[number])
+    return reverse("kb:rule", args=[page.release.effective_date.isoformat(), number])
 
 
 @register_maintainer_decisions

@@ -8,6 +8,10 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from django.core.paginator import Page, Paginator
+from django.db.models import Count
+
+from kb.crtext.numbers import kind_of, parent_of
+from kb.models import RuleNumber
 
 from .headings import heading_title
 from .models import Card, LinkKind, Ruling, RulingLink
@@ -29,6 +33,31 @@ def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list
     )
     current = Paginator(links, per_page).get_page(page)
     return current, [link.ruling for link in current.object_list]
+
+
+def rulings_above(number: str, date: object) -> list[tuple[str, int]]:
+    """(number, rulings linked to it) for the rule and chapter above a subrule, nearest
+    first, those that have any: many rulings are linked at the chapter ("602") or the rule
+    ("702.19"), and a reader on 602.2a should reach them. Two queries."""
+    above = []
+    parent = parent_of(number)
+    while parent and kind_of(parent) != "section":
+        above.append(parent)
+        parent = parent_of(parent)
+    if not above:
+        return []
+    lineages = dict(
+        RuleNumber.objects.as_of(date).filter(number__in=above).values_list("lineage_id", "number")
+    )
+    counts = (
+        RulingLink.objects.filter(lineage_id__in=lineages)
+        .exclude(kind=LinkKind.REJECTED)
+        .values("lineage_id")
+        .annotate(n=Count("id"))
+        .values_list("lineage_id", "n")
+    )
+    found = {lineages[lineage]: n for lineage, n in counts}
+    return [(n, found[n]) for n in above if found.get(n)]
 
 
 def cards_by_id(ids: Iterable[int]) -> dict[int, Card]:

@@ -90,6 +90,21 @@ def test_rule_page_lists_its_rulings_newest_first_paginated(client: Client) -> N
     assert client.get("/en/current/rules/702.19/", {"rulings": "x"}).status_code == 200
 
 
+def test_a_subrule_page_leads_to_the_rulings_of_its_rule_and_chapter(client: Client) -> None:
+    """Most rulings are linked at the rule or chapter: 602.2a has none of its own, chapter 602
+    hundreds; 702.19b's are on 702.19. The counts are those the pages above show."""
+    html = client.get("/en/current/rules/602.2a/").content.decode()
+    assert "No ruling is linked to this rule itself" in html
+    m = re.search(r'<a href="/en/rules/602/#rulings">(\d+) rulings on chapter 602</a>', html)
+    chapter = client.get("/en/rules/602/").content.decode()
+    assert m and f"{m.group(1)} rulings on this chapter" in chapter and int(m.group(1)) > 400
+    html = client.get("/en/2010-04-23/rules/702.19b/").content.decode()
+    m = re.search(r'<a href="/en/2010-04-23/rules/702.19/#rulings">(\d+) rulings on rule', html)
+    rule = client.get("/en/2010-04-23/rules/702.19/").content.decode()
+    assert m and f"{m.group(1)} rulings on this rule" in rule
+    assert "rulings on chapter 702" not in html  # none is linked to the chapter itself
+
+
 def test_card_and_rule_pages_use_constant_queries(client: Client) -> None:
     one = queries(client, "/en/cards/abandoned-campground/")
     many = queries(client, "/en/cards/experimental-lab-staff-room/")  # 32 rulings
