@@ -109,6 +109,11 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Not found"): "Page introuvable",
     ("", "There is no page at this address."): "Il n’y a pas de page à cette adresse.",
     ("", "Home"): "Accueil",
+    ("", "Server error"): "Erreur du serveur",
+    (
+        "",
+        "Something went wrong on our side. Please try again later.",
+    ): "Une erreur s’est produite de notre côté. Veuillez réessayer plus tard.",
     ("", "Releases"): "Versions",
     ("", "Magic: The Gathering Comprehensive Rules"): "Règles complètes de Magic: The Gathering",
     ("", "Rules KB"): "Règles KB",

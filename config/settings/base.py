@@ -48,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",  # who made an edit
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kb.error_pages.SiteNotFound",  # last: the middlewares above still see the 404 status
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -1,0 +1,54 @@
+"""The site's own error pages, DEBUG or not, in both languages (issue 15): an unknown address
+or a missing object shows the site's 404 page, never Django's technical one."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client, override_settings
+
+from tests.kb.helpers import DEMO, clear_archive, run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(db) -> Client:
+    clear_archive()
+    run("import_rules", str(DEMO))
+    return Client()
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_unknown_addresses_show_the_sites_404_page(client: Client, debug: bool) -> None:
+    with override_settings(DEBUG=debug):
+        en = client.get("/en/no-such-page/")
+        fr = client.get("/fr/no-such-page/")
+        card = client.get("/en/cards/no-such-card/")
+        term = client.get("/en/current/glossary/no-such-term/")
+        api = client.get("/api/no-such-endpoint")
+    assert (en.status_code, fr.status_code, card.status_code, term.status_code) == (404,) * 4
+    for page in (en, fr, card, term):
+        html = page.content.decode()
+        assert 'class="site-header"' in html or "<header" in html  # the site's layout
+        assert "Using the URLconf" not in html and "Technical" not in html
+    assert "Page introuvable" in fr.content.decode() and "Not found" in en.content.decode()
+    assert "matches the given query" not in card.content.decode()
+    assert "No glossary entry “no-such-term” in this release." in term.content.decode()
+    assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
+
+
+def test_known_addresses_still_redirect_to_their_slash_and_language(client: Client) -> None:
+    with override_settings(DEBUG=True):
+        assert client.get("/en/rules/602").url == "/en/rules/602/"
+        assert client.get("/rules/602/", HTTP_ACCEPT_LANGUAGE="fr").url == "/fr/rules/602/"
+        # A missing rule keeps its own page (nearest numbers, other releases).
+        assert "602.2a" in client.get("/en/rules/602.9z/").content.decode()
+
+
+def test_the_500_page_speaks_the_readers_language() -> None:
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    with translation.override("fr"):
+        html = render_to_string("500.html")
+    assert 'lang="fr"' in html and "Erreur du serveur" in html and 'href="/fr/"' in html
