@@ -304,7 +304,6 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
         page.context(
             number=number,
             items=items,
-            lineage=version.lineage.key,
             # The English release each French text translates, by release id (no query).
             release_dates={r.pk: r.effective_date for r in page.releases.all},
             rule_url=page.rule_url(number),

@@ -231,9 +231,15 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "was “%(was)s”"): f"était «{NBSP}%(was)s{NBSP}»",
     ("", "History of %(n)s"): "Historique de %(n)s",
     ("", "History of rule %(n)s"): "Historique de la règle %(n)s",
-    ("", "%(n)s change, newest first; the same rule across renumberings (lineage %(key)s)."): [
-        f"%(n)s modification, la plus récente d’abord{NBSP}; la même règle à travers ses renumérotations (lignée %(key)s).",
-        f"%(n)s modifications, les plus récentes d’abord{NBSP}; la même règle à travers ses renumérotations (lignée %(key)s).",
+    (
+        "",
+        "%(n)s change, newest first; the same rule across renumberings, first numbered "
+        "%(first_number)s on %(first_date)s.",
+    ): [
+        f"%(n)s modification, la plus récente d’abord{NBSP}; la même règle à travers ses "
+        "renumérotations, numérotée %(first_number)s pour la première fois le %(first_date)s.",
+        f"%(n)s modifications, les plus récentes d’abord{NBSP}; la même règle à travers ses "
+        "renumérotations, numérotée %(first_number)s pour la première fois le %(first_date)s.",
     ],
     (
         "",

@@ -53,6 +53,9 @@ def test_602_2a_history(client: Client) -> None:
 def test_a_renumbering_says_what_the_rule_was(client: Client) -> None:
     html = client.get("/en/rules/701.20a/history/").content.decode()
     assert 'was <a href="/en/2025-04-04/rules/701.16a/">701.16a</a> until 2025-04-04' in html
+    # Said in words, not as the archive's internal key ("lineage 701.16a@…").
+    assert "lineage" not in html and "@20" not in html
+    assert "first numbered" in html
     items = _items(html)
     assert "moved" in items["2025-06-06"][1]
     old = client.get("/en/2009-07-11/rules/714/history/").content.decode()
