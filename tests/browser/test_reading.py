@@ -96,3 +96,17 @@ def test_a_phone_reads_without_sideways_scrolling(browser, server_url) -> None:
     assert background == "rgb(22, 22, 26)"  # dark mode follows the system
     shot(page, "6-phone-dark-releases")
     context.close()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_the_citation_shows_whole_with_copy_beside_it(browser, server_url, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(server_url + "/en/2014-02-01/rules/602.1a/")
+    cite = page.locator("#cite-text")
+    whole = "(e) => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1"
+    assert cite.evaluate(whole), "the citation is cut"
+    box = cite.bounding_box()
+    button = page.locator(".cite button.copy").bounding_box()
+    assert abs(button["y"] - box["y"]) < 6 and button["x"] >= box["x"] + box["width"] - 1
+    context.close()
