@@ -48,6 +48,7 @@ urlpatterns = [
     path("glossary/<slug:slug>/history/", views.glossary_history, name="glossary_history"),
     path("translation/", views.translation, name="translation"),
     path("translation/<release:release>/", views.translation, name="translation_release"),
+    path("<release:release>/anomalies/", views.anomalies, name="anomalies"),
     path("<release:release>/rules/", views.contents, name="contents"),
     path("<release:release>/rules/<number:number>/", views.rule, name="rule"),
     path("<release:release>/glossary/", views.glossary, name="glossary"),

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from search.analysis import fold
@@ -127,6 +127,39 @@ def releases(request: HttpRequest) -> HttpResponse:
     for i, r in enumerate(all_releases):
         rows.append({"release": r, "previous": all_releases[i - 1] if i else None})
     return render(request, "kb/releases.html", {"rows": list(reversed(rows))})
+
+
+#: What each kind of anomaly means, for readers of the releases table.
+ANOMALY_KINDS = {
+    "dangling_reference": gettext_lazy(
+        "A rule or glossary entry cites a number this release does not have."
+    ),
+    "duplicate_number": gettext_lazy("Two rules of the document carry the same number."),
+    "doubled_example_prefix": gettext_lazy("An example starts with “Example:” twice."),
+    "glued_glossary_term": gettext_lazy("A glossary entry is glued to the one before it."),
+    "orphan_subrule": gettext_lazy("A subrule whose rule the document lacks."),
+    "stray_digit_in_number": gettext_lazy("A number with a stray digit."),
+    "stray_space_in_number": gettext_lazy("A number with a stray space."),
+    "stray_line": gettext_lazy("A line that belongs to no rule."),
+    "subrule_letter_sequence": gettext_lazy("Subrule letters out of sequence."),
+}
+
+
+def anomalies(request: HttpRequest, release: str) -> HttpResponse:
+    """The defects of a release's official document, kept as found (the releases table
+    counts them): what each kind means, and where it is."""
+    page = _page(request, release, lambda t: reverse("kb:anomalies", args=[t]))
+    if isinstance(page, HttpResponse):
+        return page
+    rows = [
+        {
+            "anomaly": a,
+            "meaning": ANOMALY_KINDS.get(a.kind, ""),
+            "url": page.rule_url(a.number) if a.number and is_number(a.number) else "",
+        }
+        for a in page.release.anomalies.filter(lang="en").order_by("line", "id")
+    ]
+    return render(request, "kb/anomalies.html", page.context(rows=rows))
 
 
 def contents(request: HttpRequest, release: str) -> HttpResponse:

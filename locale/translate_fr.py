@@ -110,6 +110,61 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "There is no page at this address."): "Il n’y a pas de page à cette adresse.",
     ("", "Home"): "Accueil",
     ("", "Server error"): "Erreur du serveur",
+    # releases table and anomalies (issue 15)
+    (
+        "",
+        "Anomalies are defects of the official document (a number printed twice, a reference "
+        "to a rule the release lacks…), kept as printed: each count links to its list.",
+    ): (
+        "Les anomalies sont des défauts du document officiel (un numéro imprimé deux fois, un "
+        "renvoi à une règle absente de la version…), conservés tels quels{NBSP}: chaque nombre "
+        "mène à leur liste."
+    ).replace("{NBSP}", NBSP),
+    (
+        "",
+        "Defects of the official document, kept as printed",
+    ): "Défauts du document officiel, conservés tels quels",
+    ("", "Anomalies of the release of %(d)s"): "Anomalies de la version du %(d)s",
+    (
+        "",
+        "Defects of the official document, kept as they were printed rather than silently "
+        "fixed: the rules are shown as the document has them.",
+    ): (
+        "Défauts du document officiel, conservés tels qu’ils ont été imprimés plutôt que "
+        f"corrigés en silence{NBSP}: les règles sont montrées telles que le document les donne."
+    ),
+    ("", "Line"): "Ligne",
+    ("", "Where"): "Où",
+    ("", "What"): "Quoi",
+    ("", "Detail"): "Détail",
+    (
+        "",
+        "None: the document has no defect the import noticed.",
+    ): f"Aucune{NBSP}: le document n’a aucun défaut relevé à l’import.",
+    (
+        "",
+        "A rule or glossary entry cites a number this release does not have.",
+    ): "Une règle ou une entrée du glossaire cite un numéro que cette version n’a pas.",
+    (
+        "",
+        "Two rules of the document carry the same number.",
+    ): "Deux règles du document portent le même numéro.",
+    (
+        "",
+        "An example starts with “Example:” twice.",
+    ): f"Un exemple commence deux fois par «{NBSP}Exemple{NBSP}:{NBSP}».",
+    (
+        "",
+        "A glossary entry is glued to the one before it.",
+    ): "Une entrée du glossaire est collée à la précédente.",
+    (
+        "",
+        "A subrule whose rule the document lacks.",
+    ): "Une sous-règle dont le document n’a pas la règle.",
+    ("", "A number with a stray digit."): "Un numéro avec un chiffre en trop.",
+    ("", "A number with a stray space."): "Un numéro avec une espace en trop.",
+    ("", "A line that belongs to no rule."): "Une ligne qui n’appartient à aucune règle.",
+    ("", "Subrule letters out of sequence."): "Des lettres de sous-règles hors de leur ordre.",
     (
         "",
         "Something went wrong on our side. Please try again later.",
@@ -365,7 +420,10 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "%(n)s décision sur ce chapitre",
         "%(n)s décisions sur ce chapitre",
     ],
-    ("", "No ruling is linked to this rule itself"): "Aucune décision n’est liée à cette règle même",
+    (
+        "",
+        "No ruling is linked to this rule itself",
+    ): "Aucune décision n’est liée à cette règle même",
     ("", "%(n)s ruling on chapter %(number)s"): [
         "%(n)s décision sur le chapitre %(number)s",
         "%(n)s décisions sur le chapitre %(number)s",
