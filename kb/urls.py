@@ -3,6 +3,7 @@
 from django.urls import path, register_converter
 
 from . import views
+from .feeds import RuleHistoryFeed
 from .sitesearch import views as search_views
 
 
@@ -43,6 +44,7 @@ urlpatterns = [
     path("search/suggest/", search_views.suggestions, name="search_suggest"),
     path("rules/<number:number>/", views.rule, name="current_rule"),
     path("rules/<number:number>/history/", views.history, name="current_history"),
+    path("rules/<number:number>/history.atom", RuleHistoryFeed(), name="rule_feed"),
     path("<release:release>/rules/<number:number>/history/", views.history, name="history"),
     path("diff/<release:old>..<release:new>/", views.diff, name="diff"),
     path("glossary/<slug:slug>/history/", views.glossary_history, name="glossary_history"),

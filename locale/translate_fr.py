@@ -110,6 +110,13 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "There is no page at this address."): "Il n’y a pas de page à cette adresse.",
     ("", "Home"): "Accueil",
     ("", "Server error"): "Erreur du serveur",
+    # feeds (issue 15)
+    ("", "No rule %(n)s in the current release."): "Aucune règle %(n)s dans la version en vigueur.",
+    ("", "was %(n)s"): "était %(n)s",
+    (
+        "",
+        "Every release that changed rule %(n)s of the Magic: The Gathering Comprehensive Rules.",
+    ): "Chaque version qui a modifié la règle %(n)s des Règles complètes de Magic: The Gathering.",
     # releases table and anomalies (issue 15)
     (
         "",

@@ -58,6 +58,11 @@ def change_kinds(kinds: list[str]) -> str:
     )
 
 
+def kind_labels(language: str) -> dict[str, str]:
+    """The change-kind labels of a language, for what is not a template (feeds)."""
+    return _kind_labels(language)
+
+
 @lru_cache(maxsize=8)
 def _kind_labels(language: str) -> dict[str, str]:
     """Change-kind labels in a language (translated once per process, not once per item)."""

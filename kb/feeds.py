@@ -1,0 +1,80 @@
+"""Atom feeds for following changes: a rule's history (every release that changed it).
+
+Built on django.contrib.syndication, which writes valid Atom; each entry links to the rule as
+that release has it, and carries the change's word diff.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.syndication.views import Feed
+from django.http import Http404, HttpRequest
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import conditional_escape, escape
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from . import selectors
+from .crtext.numbers import is_number
+from .history import HistoryItem, rule_history
+from .templatetags.kb_tags import kind_labels, longdate
+
+
+class RuleHistoryFeed(Feed):
+    feed_type = Atom1Feed
+    author_name = "Rules KB"  # Atom asks for an author of the feed
+
+    def get_object(self, request: HttpRequest, number: str) -> dict:
+        releases = selectors.Releases.load()
+        current = releases.current
+        version = (
+            selectors.rule_version(number, current.effective_date)
+            if current and is_number(number)
+            else None
+        )
+        if version is None:
+            raise Http404(_("No rule %(n)s in the current release.") % {"n": number})
+        items = rule_history(version.lineage_id, releases)
+        return {"number": number, "items": items}
+
+    def title(self, obj: dict) -> str:
+        return _("History of rule %(n)s") % {"n": obj["number"]}
+
+    def subtitle(self, obj: dict) -> str:
+        return _(
+            "Every release that changed rule %(n)s of the Magic: The Gathering Comprehensive Rules."
+        ) % {"n": obj["number"]}
+
+    def link(self, obj: dict) -> str:
+        return reverse("kb:current_history", args=[obj["number"]])
+
+    def feed_url(self, obj: dict) -> str:
+        return reverse("kb:rule_feed", args=[obj["number"]])
+
+    def items(self, obj: dict) -> list[HistoryItem]:
+        return obj["items"]
+
+    def item_title(self, item: HistoryItem) -> str:
+        labels = kind_labels((get_language() or "en")[:2])
+        kinds = ", ".join(str(labels.get(k, k)) for k in item.kinds)
+        return f"{item.number}: {kinds} ({longdate(item.date)})"
+
+    def item_link(self, item: HistoryItem) -> str:
+        return reverse("kb:rule", args=[item.date.isoformat(), item.number])
+
+    def item_description(self, item: HistoryItem) -> str:
+        # The word diff is HTML built from escaped text; a move says what the rule was.
+        parts = []
+        if item.previous_number:
+            parts.append(escape(_("was %(n)s") % {"n": item.previous_number}))
+        if item.diff:
+            parts.append(f"<p>{conditional_escape(item.diff)}</p>")
+        parts += [f"<p>{conditional_escape(d)}</p>" for d in item.example_diffs]
+        return "".join(parts)
+
+    def item_updateddate(self, item: HistoryItem) -> dt.datetime:
+        return dt.datetime.combine(item.date, dt.time(), tzinfo=dt.UTC)
+
+    item_pubdate = item_updateddate
