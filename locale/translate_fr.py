@@ -110,6 +110,12 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "There is no page at this address."): "Il n’y a pas de page à cette adresse.",
     ("", "Home"): "Accueil",
     ("", "Server error"): "Erreur du serveur",
+    # chapter index (issue 15)
+    ("", "%(n)s rule in this chapter"): [
+        "%(n)s règle dans ce chapitre",
+        "%(n)s règles dans ce chapitre",
+    ],
+    ("", "Back to top"): "Haut de page",
     # feeds (issue 15)
     ("", "No rule %(n)s in the current release."): "Aucune règle %(n)s dans la version en vigueur.",
     ("", "was %(n)s"): "était %(n)s",

@@ -133,3 +133,39 @@ def _french_title(entry: object) -> str:
     if document:
         return str(document)
     return french_title(entry.lineage_id, str(entry.text))  # type: ignore[attr-defined]
+
+
+#: Words of a rule's text an index shows when the rule is a sentence, not a heading.
+INDEX_WORDS = 8
+
+
+@register.simple_tag
+def chapter_index(entries: list) -> list[dict[str, object]]:
+    """A chapter's rules for its index: a keyword rule by its name (its French name first
+    under /fr/ where one is known), any other rule by its first words."""
+    from django.utils.html import format_html
+
+    from kb.documents import HEADING_MAX
+
+    french = (get_language() or "en")[:2] == "fr"
+    out = []
+    for e in entries:
+        if e.kind != "rule":
+            continue
+        text = str(e.text).strip()
+        heading = len(text) <= HEADING_MAX and not text.endswith((".", ":"))
+        if heading:
+            fr = _french_title(e) if french else ""
+            label = (
+                format_html(
+                    '<span lang="fr">{}</span> <span class="muted" lang="en">{}</span>', fr, text
+                )
+                if fr
+                else format_html('<span lang="en">{}</span>', text)
+            )
+        else:
+            words = text.split()
+            short = " ".join(words[:INDEX_WORDS]) + (" …" if len(words) > INDEX_WORDS else "")
+            label = format_html('<span lang="en">{}</span>', short)
+        out.append({"number": e.number, "anchor": e.anchor, "label": label, "heading": heading})
+    return out

@@ -197,3 +197,24 @@ def test_nothing_is_loaded_from_another_site(client: Client) -> None:
                 # Only absolute links to ourselves (canonical, alternates).
                 assert attr.startswith("http://testserver/"), (url, attr)
         assert "@import" not in html
+
+
+def test_a_chapter_page_indexes_its_rules(client: Client) -> None:
+    """702's keywords in an index (French names first under /fr/); a chapter of sentences by
+    their first words; each entry links to its rule on the page (issue 15)."""
+    from kb.models import Release, RuleNumber
+
+    current = Release.objects.order_by("-effective_date").first().effective_date
+    rules = RuleNumber.objects.as_of(current).filter(chapter="702", kind="rule").count()
+    html = client.get("/fr/rules/702/").content.decode()
+    index = re.search(r'<ol class="chapter-index-list">(.*?)</ol>', html, re.S).group(1)
+    assert index.count("<li>") == rules > 150
+    assert re.search(
+        r'<a href="#702\.19"><span class="n">702\.19</span> <span lang="fr">Piétinement</span>',
+        index,
+    )
+    assert f"{rules} règles dans ce chapitre" in html and "Haut de page" in html
+    english = client.get("/en/rules/601/").content.decode()
+    assert '<a href="#601.2"><span class="n">601.2</span> <span lang="en">To cast a spell is' in (
+        english
+    )
