@@ -116,6 +116,9 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "%(n)s règles dans ce chapitre",
     ],
     ("", "Back to top"): "Haut de page",
+    ("", "%(n)s matching entry"): "%(n)s entrée trouvée",
+    ("", "%(n)s matching entries"): "%(n)s entrées trouvées",
+    ("", "%(n)s entry"): ["%(n)s entrée", "%(n)s entrées"],
     # feeds (issue 15)
     ("", "No rule %(n)s in the current release."): "Aucune règle %(n)s dans la version en vigueur.",
     ("", "was %(n)s"): "était %(n)s",

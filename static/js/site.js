@@ -90,3 +90,32 @@
   });
   input.addEventListener("blur", function () { setTimeout(close, 150); });
 })();
+// The glossary's filter box filters as one types (the form still works without JS: the server
+// filters on submit). A name matches whatever its accents and case; empty letters hide.
+(function () {
+  "use strict";
+  var box = document.getElementById("glossary-q");
+  if (!box) return;
+  var fold = function (s) {
+    return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  };
+  var entries = Array.prototype.map.call(document.querySelectorAll("dl.glossary > dt"), function (dt) {
+    return { dt: dt, dd: dt.nextElementSibling, name: fold(dt.textContent) };
+  });
+  var sections = document.querySelectorAll("section[aria-labelledby^='letter-']");
+  var status = document.getElementById("glossary-count");
+  box.addEventListener("input", function () {
+    var q = fold(box.value.trim());
+    var shown = 0;
+    entries.forEach(function (e) {
+      var hit = !q || e.name.indexOf(q) !== -1;
+      e.dt.hidden = !hit;
+      if (e.dd) e.dd.hidden = !hit;
+      if (hit) shown += 1;
+    });
+    Array.prototype.forEach.call(sections, function (s) {
+      s.hidden = !s.querySelector("dt:not([hidden])");
+    });
+    if (status) status.textContent = status.getAttribute(shown === 1 ? "data-one" : "data-many").replace("#", shown);
+  });
+})();
