@@ -302,7 +302,16 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     return render(
         request,
         "kb/glossary_term.html",
-        page.context(term=terms[0], terms=terms, glossed=glossed),
+        page.context(
+            term=terms[0],
+            terms=terms,
+            glossed=glossed,
+            citation=_("CR glossary, %(term)s (%(date)s)")
+            % {"term": terms[0].headword, "date": page.date.isoformat()},
+            pinned_url=request.build_absolute_uri(
+                reverse("kb:glossary_term", args=[page.date.isoformat(), slug])
+            ),
+        ),
     )
 
 
@@ -341,6 +350,11 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
             release_dates={r.pk: r.effective_date for r in page.releases.all},
             rule_url=page.rule_url(number),
             current_url=reverse("kb:current_history", args=[number]),
+            citation=_("CR %(n)s, history (%(date)s)")
+            % {"n": number, "date": page.date.isoformat()},
+            pinned_url=request.build_absolute_uri(
+                reverse("kb:history", args=[page.date.isoformat(), number])
+            ),
         ),
     )
 

@@ -116,6 +116,8 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "%(n)s règles dans ce chapitre",
     ],
     ("", "Back to top"): "Haut de page",
+    ("", "CR glossary, %(term)s (%(date)s)"): "CR glossaire, %(term)s (%(date)s)",
+    ("", "CR %(n)s, history (%(date)s)"): "CR %(n)s, historique (%(date)s)",
     ("", "%(n)s matching entry"): "%(n)s entrée trouvée",
     ("", "%(n)s matching entries"): "%(n)s entrées trouvées",
     ("", "%(n)s entry"): ["%(n)s entrée", "%(n)s entrées"],

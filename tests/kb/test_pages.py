@@ -218,3 +218,19 @@ def test_a_chapter_page_indexes_its_rules(client: Client) -> None:
     assert '<a href="#601.2"><span class="n">601.2</span> <span lang="en">To cast a spell is' in (
         english
     )
+
+
+def test_glossary_entries_and_histories_have_a_whole_citation(client: Client) -> None:
+    """Every page a reader may quote carries a cite box pinned to its release (issue 15)."""
+    from kb.models import Release
+
+    date = Release.objects.order_by("-effective_date").first().effective_date.isoformat()
+    cite = r'<textarea id="cite-text"[^>]*>(.*?)</textarea>'
+    term = client.get("/en/current/glossary/trample/").content.decode()
+    assert re.search(cite, term).group(1) == (
+        f"CR glossary, Trample ({date}) http://testserver/en/{date}/glossary/trample/"
+    )
+    history = client.get("/fr/rules/602.2a/history/").content.decode()
+    assert re.search(cite, history).group(1) == (
+        f"CR 602.2a, historique ({date}) http://testserver/fr/{date}/rules/602.2a/history/"
+    )
