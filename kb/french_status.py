@@ -22,9 +22,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Case, F, Q, QuerySet, TextField, Value, When
 from django.utils.safestring import SafeString
 
@@ -254,6 +255,7 @@ class WorkChapter:
     rows: list[WorkRow] = field(default_factory=list)
     url: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    continued: bool = False  # its first rows are on an earlier page
 
 
 @dataclass
@@ -331,6 +333,38 @@ def worklist(date: dt.date, *, state: str = "", french_titles: bool = False) -> 
     )
 
 
+#: Rows per page of the worklist: the current release has 3000+ rules without French, one page
+#: of them all was 1.5 MB of HTML.
+WORKLIST_PAGE_SIZE = 200
+
+
+def worklist_page(
+    work: Worklist, number: str | int | None, per_page: int = WORKLIST_PAGE_SIZE
+) -> tuple[Worklist, Page]:
+    """One page of the worklist: its rows still grouped by section and chapter (a chapter cut
+    by a page break starts the next page again under its heading, marked `continued`), the
+    counts those groups and the whole release carry unchanged. Any page number answers (the
+    last page past the end, the first for nonsense); no query is made."""
+    flat = [
+        (section, chapter, row)
+        for section in work.sections
+        for chapter in section.chapters
+        for row in chapter.rows
+    ]
+    page = Paginator(flat, per_page).get_page(number)
+    sections: list[WorkSection] = []
+    first = page.start_index() - 1 if flat else 0
+    for i, (section, chapter, row) in enumerate(page.object_list, start=first):
+        if not sections or sections[-1].number != section.number:
+            sections.append(replace(section, chapters=[]))
+        chapters = sections[-1].chapters
+        if not chapters or chapters[-1].number != chapter.number:
+            continued = i > 0 and flat[i - 1][1] is chapter
+            chapters.append(replace(chapter, rows=[], continued=continued))
+        chapters[-1].rows.append(row)
+    return replace(work, sections=sections), page
+
+
 def _titles(date: dt.date, french: bool) -> dict[str, tuple[str, str]]:
     """Section and chapter titles by number, with the language each is in (one query)."""
     rows = RuleVersion.objects.numbered_as_of(
@@ -386,4 +420,5 @@ __all__ = [
     "release_french_states",
     "rule_french_states",
     "worklist",
+    "worklist_page",
 ]

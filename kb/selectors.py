@@ -608,8 +608,11 @@ def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]
 
 
 def vocabulary_pairs() -> list[tuple[str, str]]:
-    """Every (English, French) pair of the EN<->FR vocabulary."""
-    return list(VocabularyTerm.objects.values_list("en", "fr"))
+    """The (English, French) pairs search may use: the terms pages show (checked, curated or
+    with enough agreeing cards, verified or not). A left-out term (too few agreeing cards, a
+    partial mined fragment such as "air" for Airbend) would send French queries to the wrong
+    English rules, so it waits for a maintainer like on the pages."""
+    return list(VocabularyTerm.objects.shown().values_list("en", "fr"))
 
 
 def vocabulary_size() -> int:
