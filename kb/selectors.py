@@ -341,6 +341,9 @@ def render_entries(
         if fr is None:
             continue
         e.fr = fr
+        if fr.stale and fr.version_id:  # the examples' changes since, beside the text's
+            fr.translated_examples = [ex.text_en for ex in examples[fr.version_id]]
+            fr.shown_examples = [ex.text_en for ex in examples[e.version.pk]]
         if fr.text:
             fr.html = render_text(fr.text, french_spans.get(e.version.pk, []), resolve)
             fr.examples = [
@@ -613,6 +616,28 @@ def vocabulary_pairs() -> list[tuple[str, str]]:
     partial mined fragment such as "air" for Airbend) would send French queries to the wrong
     English rules, so it waits for a maintainer like on the pages."""
     return list(VocabularyTerm.objects.shown().values_list("en", "fr"))
+
+
+def french_chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
+    """French titles of chapters by number in the release in force on `date`, where one is
+    known, as the rule pages give them (kb.templatetags.kb_tags.entry_title): the French
+    document's title, else the vocabulary's name of the English title ("405" -> "Pile").
+    Chapters without either are left out (one query; the vocabulary is memoised)."""
+    from .glosses import french_title
+
+    chapters = list(chapters)
+    if not chapters:
+        return {}
+    where = Q(lineage__numbers__number__in=chapters, lineage__numbers__kind="chapter")
+    rows = RuleVersion.objects.numbered_as_of(date, where).values_list(
+        "lineage__numbers__number", "lineage_id", "text_en", "text_fr"
+    )
+    out = {}
+    for number, lineage_id, english, french in rows:
+        title = french or french_title(lineage_id, english or "")
+        if title:
+            out[number] = title
+    return out
 
 
 def vocabulary_size() -> int:

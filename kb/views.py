@@ -349,20 +349,21 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     )
     a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
     b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
-    section_titles = {
-        e.number: e.text for e in selectors.contents(b.effective_date) if e.kind == "section"
-    }
+    # Sections and chapters titled like the rule pages (entry_title: French under /fr/).
+    headings = {e.number: e for e in selectors.contents(b.effective_date)}
+    section_titles = {n: e for n, e in headings.items() if e.kind == "section"}
     groups = []
     for section, items in shown:
         chapters: dict[str, list] = {}
         for item in items:
             item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
             item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
+            item.heading = headings.get(item.new_number) if item.kind == "chapter" else None
             chapters.setdefault(item.chapter or section, []).append(item)
         groups.append(
             {
                 "section": section,
-                "title": section_titles.get(section, ""),
+                "entry": section_titles.get(section),
                 "chapters": [
                     {
                         "chapter": ch,
@@ -384,7 +385,7 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
             "sectioned": sectioned,
             "chosen": chosen,
             "section_counts": [
-                (s, section_titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
+                (s, section_titles.get(s), len(items), sum(1 for i in items if i.noise))
                 for s, items in sections
             ],
             "groups": groups,

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
@@ -512,13 +513,17 @@ VOCABULARY_LANGUAGE = "fr"
 
 
 def _decorate(hits: list[Hit], out: SearchPage) -> None:
-    """Links in the release searched, the rule's chapter heading, how French reached English."""
+    """Links in the release searched, the rule's chapter heading (on French pages its French
+    title first where one is known, as on the rule pages: "405. Pile (Stack)"), how French
+    reached English."""
     if not hits or out.release is None:
         return
     date = out.release.effective_date
-    titles = selectors.chapter_titles(
-        {h.chapter for h in hits if h.kind == "rule" and h.chapter}, date
-    )
+    chapters = {h.chapter for h in hits if h.kind == "rule" and h.chapter}
+    titles = selectors.chapter_titles(chapters, date)
+    if (get_language() or "")[:2] == VOCABULARY_LANGUAGE:
+        french = selectors.french_chapter_titles(chapters, date)
+        titles = {n: f"{french[n]} ({t})" if n in french else t for n, t in titles.items()}
     via = ", ".join(f"{fr} → {en}" for fr, en in out.via.items())
     for h in hits:
         doc_type = document_type(h.kind)
