@@ -334,9 +334,12 @@ def test_the_worklist_is_paged_keeping_its_groups_counts_and_filter(french, clie
     seen, queries = [], []
     for n in range(1, 17):
         client.get("/en/translation/", {"page": n})  # warm per-process caches
-        with CaptureQueriesContext(connection) as captured:
-            html = client.get("/en/translation/", {"page": n}).content.decode()
-        queries.append(len(captured))
+        counted = []
+        for _ in range(2):  # the least of two reads: a stamp re-read every 2 s may fall in one
+            with CaptureQueriesContext(connection) as captured:
+                html = client.get("/en/translation/", {"page": n}).content.decode()
+            counted.append(len(captured))
+        queries.append(min(counted))
         rows = _worklist_rows(html)
         assert len(rows) == (200 if n < 16 else 154)
         seen += rows
