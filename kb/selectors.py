@@ -618,11 +618,13 @@ def vocabulary_pairs() -> list[tuple[str, str]]:
     return list(VocabularyTerm.objects.shown().values_list("en", "fr"))
 
 
-def french_chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
-    """French titles of chapters by number in the release in force on `date`, where one is
-    known, as the rule pages give them (kb.templatetags.kb_tags.entry_title): the French
-    document's title, else the vocabulary's name of the English title ("405" -> "Pile").
-    Chapters without either are left out (one query; the vocabulary is memoised)."""
+def chapter_titles_with_french(
+    chapters: Iterable[str], date: dt.date
+) -> dict[str, tuple[str, str]]:
+    """Titles of chapters by number in the release in force on `date`, as (English, French):
+    the French as the rule pages give it (kb.templatetags.kb_tags.entry_title), the French
+    document's title, else the vocabulary's name of the English title ("405" -> "Pile"), ""
+    when neither is known. One query, as `chapter_titles` (the vocabulary is memoised)."""
     from .glosses import french_title
 
     chapters = list(chapters)
@@ -632,12 +634,10 @@ def french_chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, s
     rows = RuleVersion.objects.numbered_as_of(date, where).values_list(
         "lineage__numbers__number", "lineage_id", "text_en", "text_fr"
     )
-    out = {}
-    for number, lineage_id, english, french in rows:
-        title = french or french_title(lineage_id, english or "")
-        if title:
-            out[number] = title
-    return out
+    return {
+        number: (english or "", french or french_title(lineage_id, english or ""))
+        for number, lineage_id, english, french in rows
+    }
 
 
 def vocabulary_size() -> int:

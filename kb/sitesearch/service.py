@@ -520,10 +520,11 @@ def _decorate(hits: list[Hit], out: SearchPage) -> None:
         return
     date = out.release.effective_date
     chapters = {h.chapter for h in hits if h.kind == "rule" and h.chapter}
-    titles = selectors.chapter_titles(chapters, date)
     if (get_language() or "")[:2] == VOCABULARY_LANGUAGE:
-        french = selectors.french_chapter_titles(chapters, date)
-        titles = {n: f"{french[n]} ({t})" if n in french else t for n, t in titles.items()}
+        both = selectors.chapter_titles_with_french(chapters, date)
+        titles = {n: f"{fr} ({en})" if fr else en for n, (en, fr) in both.items()}
+    else:
+        titles = selectors.chapter_titles(chapters, date)
     via = ", ".join(f"{fr} → {en}" for fr, en in out.via.items())
     for h in hits:
         doc_type = document_type(h.kind)

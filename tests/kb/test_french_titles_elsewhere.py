@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from kb.archive.french_import import import_french_file
-from kb.selectors import french_chapter_titles
+from kb.selectors import chapter_titles_with_french
 from tests.crtext.french_fixtures import french_document, requires_seed
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -44,12 +44,16 @@ def test_search_results_give_the_chapter_its_french_title(search_index, client) 
     english = contexts("en")
     assert "405. Stack" in english and not any("Pile" in c for c in english)
     # A chapter the vocabulary does not name keeps its English title under /fr/ too.
-    assert french_chapter_titles(["100", "405"], dt.date(2026, 8, 7)) == {"405": "Pile"}
+    assert chapter_titles_with_french(["100", "405"], dt.date(2026, 8, 7)) == {
+        "100": ("General", ""),
+        "405": ("Stack", "Pile"),
+    }
 
 
 @requires_seed
 def test_a_loaded_french_document_titles_its_chapters(cards) -> None:
     import_french_file(name="regles-602.txt", data=french_document().encode())
-    assert french_chapter_titles(["602", "601"], dt.date(2010, 4, 23)) == {
-        "602": "Activer des capacités activées"
+    assert chapter_titles_with_french(["602", "601"], dt.date(2010, 4, 23)) == {
+        "601": ("Casting Spells", ""),
+        "602": ("Activating Activated Abilities", "Activer des capacités activées"),
     }
