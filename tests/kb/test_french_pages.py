@@ -403,4 +403,4 @@ def test_the_stale_diff_covers_the_examples(client) -> None:
     assert api["stale"] is True and api["translates"] == "2024-07-30"
     assert [d["change"] for d in api["example_diffs"]] == ["reworded", "added"]
     assert "Beloved Ranger</del>" in api["example_diffs"][0]["diff"]
-    assert api["example_diffs"][1]["diff"] == "<ins>A maintainer's new example.</ins>"
+    assert api["example_diffs"][1]["diff"] == "<ins>A maintainer&#x27;s new example.</ins>"
