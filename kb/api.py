@@ -17,7 +17,7 @@ from config import languages
 
 from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
-from .french_status import FrenchText, french_states
+from .french_status import FrenchText, attach_examples, french_states
 from .history import diff_between
 from .history import rule_history as history_of
 from .models import Reference, Release
@@ -63,6 +63,11 @@ class LastChanged(Schema):
     change: str
 
 
+class ExampleDiffOut(Schema):
+    change: str  # added, removed, reworded
+    diff: str
+
+
 class FrenchOut(Schema):
     """The French text of a rule and where it comes from (kb.french_status)."""
 
@@ -72,6 +77,9 @@ class FrenchOut(Schema):
     stale: bool  # the English changed since (typography-only changes do not count)
     english_changed_in: dt.date | None  # the first release whose English differs since
     diff: str | None  # HTML word diff (<del>, <ins>) of that English to the English shown
+    # The examples' changes since that English: added, removed or reworded, each with its
+    # HTML word diff (empty unless stale).
+    example_diffs: list[ExampleDiffOut]
 
 
 class RuleOut(Schema):
@@ -200,6 +208,7 @@ def rule(
     translated = lang != languages.SOURCE and bool(getattr(version, f"text_{lang}"))
     shown = f"text_{lang}" if translated else source
     french = french_states([version], date)[version.pk]
+    attach_examples({version.pk: french})
     children = [e for e in entries if e is not main and parent_of(e.number) == number]
     if kind_of(number) == "section":
         children = [e for e in entries if e is not main]
@@ -246,6 +255,9 @@ def _french_out(french: FrenchText) -> FrenchOut | None:
         stale=french.stale,
         english_changed_in=french.english_changed_in,
         diff=str(french.diff) if french.stale else None,
+        example_diffs=[
+            ExampleDiffOut(change=change, diff=str(diff)) for change, diff in french.example_diffs
+        ],
     )
 
 

@@ -50,8 +50,10 @@ def _is_heading(kind: str, text: str) -> bool:
 
 
 def _french_terms(field: str, ids: Collection[int] | None) -> dict[int, list[str]]:
-    """French names of the rules terms (the vocabulary is an English/French table)."""
-    qs = VocabularyTerm.objects.exclude(**{f"{field}__isnull": True})
+    """French names of the rules terms (the vocabulary is an English/French table): only the
+    terms pages show (VocabularyTerm.objects.shown()); a left-out mined term would title a
+    rule with a wrong or partial French word ("air" for Airbend) that French queries match."""
+    qs = VocabularyTerm.objects.shown().exclude(**{f"{field}__isnull": True})
     if ids is not None:
         qs = qs.filter(**{f"{field}__in": ids})
     out: dict[int, list[str]] = defaultdict(list)

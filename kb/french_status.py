@@ -22,14 +22,17 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from typing import Any
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Case, F, Q, QuerySet, TextField, Value, When
 from django.utils.safestring import SafeString
 
+from .crtext.typography import fold
 from .diffing import word_diff
-from .models import Anomaly, Release, RuleNumber, RuleVersion
+from .models import Anomaly, Example, Release, RuleNumber, RuleVersion
 from .models.versioning import FrenchStatus, valid_on
 
 MISSING = "missing"
@@ -58,6 +61,10 @@ class FrenchText:
     html: SafeString | str = ""  # the text rendered (symbols, citations), by the pages
     examples: list[SafeString | str] = field(default_factory=list)  # rendered, by the pages
     anomalies: list[Anomaly] = field(default_factory=list)  # filled in for maintainers
+    # The English examples of the version the French translates, and of the version shown
+    # (None until read: by the pages with the texts, by `attach_examples` for the API).
+    translated_examples: list[str] | None = None
+    shown_examples: list[str] | None = None
 
     @property
     def missing(self) -> bool:
@@ -79,6 +86,65 @@ class FrenchText:
         if not self.stale or not (self.translated_english or self.shown_english):
             return ""
         return word_diff(self.translated_english, self.shown_english)
+
+    @property
+    def example_diffs(self) -> list[tuple[str, SafeString | str]]:
+        """How the examples changed since the English the French translates: (change, word
+        diff) with change one of EXAMPLE_CHANGES, in order (empty unless stale and read)."""
+        if not self.stale or self.translated_examples is None or self.shown_examples is None:
+            return []
+        return example_changes(self.translated_examples, self.shown_examples)
+
+
+#: How an example differs between the English a French text translates and the one shown.
+EXAMPLE_ADDED, EXAMPLE_REMOVED, EXAMPLE_REWORDED = "added", "removed", "reworded"
+EXAMPLE_CHANGES = (EXAMPLE_ADDED, EXAMPLE_REMOVED, EXAMPLE_REWORDED)
+
+
+def example_changes(old: list[str], new: list[str]) -> list[tuple[str, SafeString | str]]:
+    """The examples added, removed or reworded from `old` to `new`, each with its word diff.
+    Examples are aligned as sequences (an example inserted before others is one addition, not
+    every later one reworded); typography alone (quotes, dashes) is no change, as for the
+    staleness the French is given."""
+    a, b = [fold(x) for x in old], [fold(x) for x in new]
+    out: list[tuple[str, SafeString | str]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        j = j1
+        for i in range(i1, i2):
+            # A reworded example: the first one left in the block that says mostly the same.
+            match = next((k for k in range(j, j2) if _alike(a[i], b[k])), None)
+            if match is None:
+                out.append((EXAMPLE_REMOVED, word_diff(old[i], "")))
+                continue
+            out += [(EXAMPLE_ADDED, word_diff("", new[k])) for k in range(j, match)]
+            out.append((EXAMPLE_REWORDED, word_diff(old[i], new[match])))
+            j = match + 1
+        out += [(EXAMPLE_ADDED, word_diff("", new[k])) for k in range(j, j2)]
+    return out
+
+
+def _alike(a: str, b: str) -> bool:
+    """Two examples that share most of their words (one reworded from the other)."""
+    return SequenceMatcher(a=a.split(), b=b.split(), autojunk=False).ratio() >= 0.5
+
+
+def attach_examples(states: dict[int, FrenchText]) -> None:
+    """Give each stale French text (by shown version id) the English examples it translates
+    and those shown, for its example diffs (one query; none when nothing is stale). The
+    pages read them with the rest of their examples (kb.selectors.render_entries)."""
+    stale = {vid: f for vid, f in states.items() if f.stale and f.version_id}
+    if not stale:
+        return
+    wanted = {*stale, *(f.version_id for f in stale.values())}
+    found: dict[int, list[str]] = defaultdict(list)
+    rows = QuerySet(model=Example).filter(version_id__in=wanted).order_by("version_id", "position")
+    for version_id, text in rows.values_list("version_id", "text_en"):
+        found[version_id].append(text or "")
+    for vid, french in stale.items():
+        french.translated_examples = found.get(french.version_id, [])
+        french.shown_examples = found.get(vid, [])
 
 
 _FIELDS = (
@@ -254,6 +320,7 @@ class WorkChapter:
     rows: list[WorkRow] = field(default_factory=list)
     url: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    continued: bool = False  # its first rows are on an earlier page
 
 
 @dataclass
@@ -331,6 +398,38 @@ def worklist(date: dt.date, *, state: str = "", french_titles: bool = False) -> 
     )
 
 
+#: Rows per page of the worklist: the current release has 3000+ rules without French, one page
+#: of them all was 1.5 MB of HTML.
+WORKLIST_PAGE_SIZE = 200
+
+
+def worklist_page(
+    work: Worklist, number: str | int | None, per_page: int = WORKLIST_PAGE_SIZE
+) -> tuple[Worklist, Page]:
+    """One page of the worklist: its rows still grouped by section and chapter (a chapter cut
+    by a page break starts the next page again under its heading, marked `continued`), the
+    counts those groups and the whole release carry unchanged. Any page number answers (the
+    last page past the end, the first for nonsense); no query is made."""
+    flat = [
+        (section, chapter, row)
+        for section in work.sections
+        for chapter in section.chapters
+        for row in chapter.rows
+    ]
+    page = Paginator(flat, per_page).get_page(number)
+    sections: list[WorkSection] = []
+    first = page.start_index() - 1 if flat else 0
+    for i, (section, chapter, row) in enumerate(page.object_list, start=first):
+        if not sections or sections[-1].number != section.number:
+            sections.append(replace(section, chapters=[]))
+        chapters = sections[-1].chapters
+        if not chapters or chapters[-1].number != chapter.number:
+            continued = i > 0 and flat[i - 1][1] is chapter
+            chapters.append(replace(chapter, rows=[], continued=continued))
+        chapters[-1].rows.append(row)
+    return replace(work, sections=sections), page
+
+
 def _titles(date: dt.date, french: bool) -> dict[str, tuple[str, str]]:
     """Section and chapter titles by number, with the language each is in (one query)."""
     rows = RuleVersion.objects.numbered_as_of(
@@ -374,6 +473,7 @@ def french_queue_counts(date: dt.date | None = None) -> dict[str, int]:
 
 
 __all__ = [
+    "EXAMPLE_CHANGES",
     "MISSING",
     "STALE",
     "STATES",
@@ -381,9 +481,12 @@ __all__ = [
     "FrenchText",
     "Worklist",
     "attach_anomalies",
+    "attach_examples",
+    "example_changes",
     "french_queue_counts",
     "french_states",
     "release_french_states",
     "rule_french_states",
     "worklist",
+    "worklist_page",
 ]

@@ -7,8 +7,9 @@ by screen readers, hidden in one click by static/js/glosses.js, shown without Ja
 
 One pass over the rendered HTML: text between tags is matched against every term at once
 (longest first, so "double strike" wins over "double"), never inside a link, an abbreviation or
-a span already marked; each term is glossed once per text (its first occurrence), which is
-enough to learn it without burying the sentence. Only terms the pages may show are used (the
+a span already marked; each term is glossed once per rule (its first occurrence in the rule's
+text and its examples, read in order), which is enough to learn it without burying the
+sentence. Only terms the pages may show are used (the
 rule of the "FR" badge: ``VocabularyTerm.objects.shown``).
 
 kb reads its own VocabularyTerm only: the rulings app fills it, kb never imports rulings.
@@ -56,12 +57,14 @@ class Glossary:
     by_en: dict[str, list[Gloss]]
     pattern: re.Pattern[str] | None
 
-    def gloss(self, html: str) -> SafeString:
+    def gloss(self, html: str, done: set[str] | None = None) -> SafeString:
         """`html` with the first occurrence of each term followed by its French gloss. A term
-        that is a link's text is glossed right after the link, never inside it."""
+        that is a link's text is glossed right after the link, never inside it. `done`: the
+        French terms glossed already in the same block (a rule's text before its examples),
+        filled in as terms are glossed, so a block glosses each term once."""
         if self.pattern is None or not html:
             return mark_safe(html)  # rendered by kb.rendering, escaped there
-        done: set[str] = set()
+        done = set() if done is None else done
         out: list[str] = []
         skipping: list[str] = []  # open elements whose text is not glossed
         link_text: list[str] = []
@@ -255,12 +258,14 @@ def gloss_entries(entries: Iterable[object]) -> bool:
         shown_fr = getattr(e, "fr", None)
         if shown_fr is not None and shown_fr.text:
             continue  # its French text is beside it (or a stale one, said so): no glosses
-        glossed = g.gloss(html)
+        done: set[str] = set()  # one block: the rule's text, then its examples
+        glossed = g.gloss(html, done)
         added = added or glossed != html
         e.html = glossed
         examples = getattr(e, "examples", None)
         if examples:
-            e.examples = [g.gloss(x) for x in examples]
+            e.examples = [g.gloss(x, done) for x in examples]
+            added = added or any(x != y for x, y in zip(e.examples, examples, strict=True))
     return added
 
 

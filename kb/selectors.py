@@ -341,6 +341,9 @@ def render_entries(
         if fr is None:
             continue
         e.fr = fr
+        if fr.stale and fr.version_id:  # the examples' changes since, beside the text's
+            fr.translated_examples = [ex.text_en for ex in examples[fr.version_id]]
+            fr.shown_examples = [ex.text_en for ex in examples[e.version.pk]]
         if fr.text:
             fr.html = render_text(fr.text, french_spans.get(e.version.pk, []), resolve)
             fr.examples = [
@@ -608,8 +611,33 @@ def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]
 
 
 def vocabulary_pairs() -> list[tuple[str, str]]:
-    """Every (English, French) pair of the EN<->FR vocabulary."""
-    return list(VocabularyTerm.objects.values_list("en", "fr"))
+    """The (English, French) pairs search may use: the terms pages show (checked, curated or
+    with enough agreeing cards, verified or not). A left-out term (too few agreeing cards, a
+    partial mined fragment such as "air" for Airbend) would send French queries to the wrong
+    English rules, so it waits for a maintainer like on the pages."""
+    return list(VocabularyTerm.objects.shown().values_list("en", "fr"))
+
+
+def chapter_titles_with_french(
+    chapters: Iterable[str], date: dt.date
+) -> dict[str, tuple[str, str]]:
+    """Titles of chapters by number in the release in force on `date`, as (English, French):
+    the French as the rule pages give it (kb.templatetags.kb_tags.entry_title), the French
+    document's title, else the vocabulary's name of the English title ("405" -> "Pile"), ""
+    when neither is known. One query, as `chapter_titles` (the vocabulary is memoised)."""
+    from .glosses import french_title
+
+    chapters = list(chapters)
+    if not chapters:
+        return {}
+    where = Q(lineage__numbers__number__in=chapters, lineage__numbers__kind="chapter")
+    rows = RuleVersion.objects.numbered_as_of(date, where).values_list(
+        "lineage__numbers__number", "lineage_id", "text_en", "text_fr"
+    )
+    return {
+        number: (english or "", french or french_title(lineage_id, english or ""))
+        for number, lineage_id, english, french in rows
+    }
 
 
 def vocabulary_size() -> int:

@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
+from django.core.paginator import Page
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,7 +17,14 @@ from search.analysis import fold
 
 from . import glosses, hooks, selectors
 from .crtext.numbers import is_number, kind_of
-from .french_status import STATES, TO_DO, attach_anomalies, french_states, worklist
+from .french_status import (
+    STATES,
+    TO_DO,
+    attach_anomalies,
+    french_states,
+    worklist,
+    worklist_page,
+)
 from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
 from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
@@ -387,20 +395,21 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     )
     a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
     b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
-    section_titles = {
-        e.number: e.text for e in selectors.contents(b.effective_date) if e.kind == "section"
-    }
+    # Sections and chapters titled like the rule pages (entry_title: French under /fr/).
+    headings = {e.number: e for e in selectors.contents(b.effective_date)}
+    section_titles = {n: e for n, e in headings.items() if e.kind == "section"}
     groups = []
     for section, items in shown:
         chapters: dict[str, list] = {}
         for item in items:
             item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
             item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
+            item.heading = headings.get(item.new_number) if item.kind == "chapter" else None
             chapters.setdefault(item.chapter or section, []).append(item)
         groups.append(
             {
                 "section": section,
-                "title": section_titles.get(section, ""),
+                "entry": section_titles.get(section),
                 "chapters": [
                     {
                         "chapter": ch,
@@ -422,7 +431,7 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
             "sectioned": sectioned,
             "chosen": chosen,
             "section_counts": [
-                (s, section_titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
+                (s, section_titles.get(s), len(items), sum(1 for i in items if i.noise))
                 for s, items in sections
             ],
             "groups": groups,
@@ -449,6 +458,15 @@ def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+def _worklist_page_links(url: str, state: str, rows_page: Page) -> list[tuple[int, str]]:
+    """Every page of the worklist with its link, the state filter kept (a few dozen at most:
+    3000+ rows at 200 a page)."""
+    if rows_page.paginator.num_pages < 2:
+        return []
+    query = f"state={state}&" if state else ""
+    return [(n, f"{url}?{query}page={n}") for n in rows_page.paginator.page_range]
+
+
 def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
     """The translators' worklist: every rule of a release whose French is missing, stale or
     unofficial, by section and chapter, with counts; `?state=` filters (an unknown state
@@ -461,7 +479,8 @@ def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
     if isinstance(page, HttpResponse):
         return page
     state = request.GET.get("state", "")
-    work = worklist(page.date, state=state, french_titles=(get_language() or "")[:2] == "fr")
+    whole = worklist(page.date, state=state, french_titles=(get_language() or "")[:2] == "fr")
+    work, rows_page = worklist_page(whole, request.GET.get("page"))
     release_iso = page.date.isoformat()
     diff_template = reverse("kb:diff", args=["0000-00-00", release_iso])
     admin_template = ""
@@ -481,6 +500,11 @@ def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
                 row.admin_url = (
                     admin_template.replace("/0/", f"/{row.version_id}/") if admin_template else ""
                 )
+    translation_url = (
+        reverse("kb:translation_release", args=[page.token])
+        if not page.is_current
+        else reverse("kb:translation")
+    )
     return render(
         request,
         "kb/translation.html",
@@ -489,9 +513,9 @@ def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
             states=STATES,
             to_do=TO_DO,
             releases=list(reversed(page.releases.all)),
-            translation_url=reverse("kb:translation_release", args=[page.token])
-            if not page.is_current
-            else reverse("kb:translation"),
+            translation_url=translation_url,
+            rows_page=rows_page,
+            page_links=_worklist_page_links(translation_url, work.state, rows_page),
             current_url=reverse("kb:translation"),
             translated_language="",  # the worklist is about French texts: no notice
         ),

@@ -891,6 +891,15 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "French name"): "nom français",  # frvocab
     ("", "French type line"): "ligne de type française",  # frvocab
     ("", "French text"): "texte français",  # frvocab
+    ("", "Pages of the worklist"): "Pages de la liste de travail",  # fr13
+    ("", "(continued)"): "(suite)",  # fr13
+    (
+        "",
+        "Rules %(first)s–%(last)s of %(n)s to do",
+    ): "Règles %(first)s à %(last)s sur %(n)s à traiter",  # fr13
+    ("", "Example added:"): f"Exemple ajouté{NBSP}:",  # fr13
+    ("", "Example removed:"): f"Exemple supprimé{NBSP}:",  # fr13
+    ("", "Example reworded:"): f"Exemple reformulé{NBSP}:",  # fr13
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

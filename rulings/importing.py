@@ -247,12 +247,24 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
         else dict(Card.objects.values_list("key", "id"))
     )
     if face_cards:
+        kept = _stored_face_french(
+            [ids[c.key] for c in face_cards if c.fr is None and c.key in ids]
+        )
         CardFace.objects.filter(
             card_id__in=[ids[c.key] for c in face_cards if c.key in ids]
         ).delete()
         CardFace.objects.bulk_create(
             [
-                CardFace(card_id=ids[c.key], position=i, **face, **_face_french(french, i))
+                CardFace(
+                    card_id=ids[c.key],
+                    position=i,
+                    **face,
+                    **(
+                        _face_french(french, i)
+                        if c.fr is not None
+                        else _kept_french(kept.get(ids[c.key], []), face["name"], i)
+                    ),
+                )
                 for c in face_cards
                 for french in [_french_of(c, words)]
                 for i, face in enumerate(c.faces)
@@ -279,6 +291,31 @@ def _refresh_face_french(cards: list[tuple[int, CardRecord]], words: Collection[
                 setattr(face, k, v)
             stale.append(face)
     CardFace.objects.bulk_update(stale, ["name_fr", "type_line_fr", "text_fr"], batch_size=500)
+
+
+_FACE_FRENCH = ("name_fr", "type_line_fr", "text_fr")
+
+
+def _stored_face_french(card_ids: list[int]) -> dict[int, list[tuple[str, dict[str, str]]]]:
+    """The French of the stored faces of these cards (English face name, French fields), in
+    face order: what a source without French (Scryfall) must not wipe when it rewrites the
+    faces of a card whose English changed."""
+    out: dict[int, list[tuple[str, dict[str, str]]]] = defaultdict(list)
+    if not card_ids:
+        return out
+    rows = CardFace.objects.filter(card_id__in=card_ids).order_by("card_id", "position")
+    for card_id, name, *french in rows.values_list("card_id", "name", *_FACE_FRENCH):
+        out[card_id].append((name, dict(zip(_FACE_FRENCH, french, strict=True))))
+    return out
+
+
+def _kept_french(stored: list[tuple[str, dict[str, str]]], name: str, i: int) -> dict[str, str]:
+    """The stored French of the face named `name` (else of the face at the same position, a
+    face renamed in English keeps its French): a file without French changes none of it."""
+    for stored_name, french in stored:
+        if stored_name == name:
+            return french
+    return stored[i][1] if i < len(stored) else {}
 
 
 def _french_of(c: CardRecord, words: Collection[str]) -> FrenchCard | None:

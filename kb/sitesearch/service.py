@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
@@ -524,13 +525,18 @@ VOCABULARY_LANGUAGE = "fr"
 
 
 def _decorate(hits: list[Hit], out: SearchPage) -> None:
-    """Links in the release searched, the rule's chapter heading, how French reached English."""
+    """Links in the release searched, the rule's chapter heading (on French pages its French
+    title first where one is known, as on the rule pages: "405. Pile (Stack)"), how French
+    reached English."""
     if not hits or out.release is None:
         return
     date = out.release.effective_date
-    titles = selectors.chapter_titles(
-        {h.chapter for h in hits if h.kind == "rule" and h.chapter}, date
-    )
+    chapters = {h.chapter for h in hits if h.kind == "rule" and h.chapter}
+    if (get_language() or "")[:2] == VOCABULARY_LANGUAGE:
+        both = selectors.chapter_titles_with_french(chapters, date)
+        titles = {n: f"{fr} ({en})" if fr else en for n, (en, fr) in both.items()}
+    else:
+        titles = selectors.chapter_titles(chapters, date)
     via = ", ".join(f"{fr} → {en}" for fr, en in out.via.items())
     for h in hits:
         doc_type = document_type(h.kind)

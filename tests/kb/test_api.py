@@ -102,5 +102,5 @@ def test_openapi_docs(client: Client) -> None:
     schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
     assert {"text_en", "french"} <= set(schemas["RuleOut"]["properties"])
     assert set(schemas["FrenchOut"]["properties"]) == {
-        "text", "status", "translates", "stale", "english_changed_in", "diff"
+        "text", "status", "translates", "stale", "english_changed_in", "diff", "example_diffs"
     }  # fmt: skip

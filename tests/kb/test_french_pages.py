@@ -188,6 +188,7 @@ def test_the_api_gives_text_en_and_the_french_with_its_provenance(french, client
         "stale": False,
         "english_changed_in": None,
         "diff": None,
+        "example_diffs": [],
     }
     today = client.get("/api/v1/rules/602.2a").json()
     assert today["text"] == today["text_en"] and today["text_en"].startswith(EN_602_2A_TODAY)
@@ -316,3 +317,90 @@ def test_pages_with_french_cost_the_same_queries(french, client) -> None:
     RuleVersion.objects.exclude(text_fr="").update(text_fr="", fr_status="", fr_release=None)
     assert with_french == measure()
     assert max(with_french.values()) <= 14, with_french  # 11, and 3 for a rulings panel
+
+
+def _worklist_rows(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<li class="worklist-row row-(\w+)" id="w-([^"]+)"', html)
+
+
+def test_the_worklist_is_paged_keeping_its_groups_counts_and_filter(french, client) -> None:
+    whole = worklist(TODAY)
+    expected = [
+        (r.french.state, r.number) for s in whole.sections for c in s.chapters for r in c.rows
+    ]
+    assert len(expected) == 3146 + 8  # missing and stale: 16 pages of 200
+    first = client.get("/en/translation/").content.decode()
+    assert "Page 1 of 16" in first and "Rules 1–200 of 3154 to do" in first
+    seen, queries = [], []
+    for n in range(1, 17):
+        client.get("/en/translation/", {"page": n})  # warm per-process caches
+        counted = []
+        for _ in range(2):  # the least of two reads: a stamp re-read every 2 s may fall in one
+            with CaptureQueriesContext(connection) as captured:
+                html = client.get("/en/translation/", {"page": n}).content.decode()
+            counted.append(len(captured))
+        queries.append(min(counted))
+        rows = _worklist_rows(html)
+        assert len(rows) == (200 if n < 16 else 154)
+        seen += rows
+        # Counts of the whole release on every page, per state and per chapter.
+        assert '<span class="count">3146</span>' in html and "3162 rules in this release." in html
+        # Every row sits under its section and chapter headings on its own page.
+        assert html.count('<section class="worklist-section"') >= 1
+        assert html.index('<section class="worklist-section"') < html.index('class="worklist-row')
+    assert seen == expected
+    assert max(queries) == min(queries) <= 6, queries  # page 16 costs what page 1 does
+    # A chapter cut by a page break is said to continue.
+    page2 = client.get("/en/translation/", {"page": 2}).content.decode()
+    first_chapter = page2[page2.index('<details class="worklist-chapter"') :]
+    first_chapter = first_chapter[: first_chapter.index("</summary>")]
+    cut = _worklist_rows(first)[-1][1].split(".")[0] == _worklist_rows(page2)[0][1].split(".")[0]
+    assert ("(continued)" in first_chapter) == cut
+    # The state filter is kept in the page links; any page number answers.
+    missing = client.get("/en/translation/", {"state": "missing", "page": 2}).content.decode()
+    assert 'href="/en/translation/?state=missing&amp;page=3" rel="next"' in missing
+    assert 'href="/en/translation/?state=missing&amp;page=1"' in missing
+    assert _worklist_rows(missing)[0][1] == [n for s, n in expected if s == "missing"][200]
+    for page in ("0", "-1", "x", "999", "1e9"):
+        assert client.get("/en/translation/", {"page": page}).status_code == 200
+    assert (
+        _worklist_rows(client.get("/en/translation/", {"page": "999"}).content.decode())
+        == (seen[3000:])
+    )
+    # One page when everything fits: no page links.
+    stale = client.get("/en/translation/", {"state": "stale"}).content.decode()
+    assert 'class="pagination"' not in stale and len(_worklist_rows(stale)) == 8
+    assert "Page 1 sur 16" in client.get("/fr/translation/").content.decode()
+
+
+def test_the_stale_diff_covers_the_examples(client) -> None:
+    """111.4's 2025-02-07 version rewords one example ("When Minsc, Beloved Ranger enters" ->
+    "When Minsc enters") and keeps its text: a French text of the 2024-07-30 English is stale
+    for its example alone, and the translator is shown that example's change; an example a
+    maintainer adds today shows as added."""
+    old = rule_version("111.4", dt.date(2024, 7, 30))
+    assert old.valid_to == dt.date(2025, 2, 7)
+    editing.edit_rule_version(
+        version=old, user="tester", text_fr="Un jeton créé porte le nom de son sous-type."
+    )
+    today = rule_version("111.4", TODAY)
+    assert today.text_en == old.text_en  # the text did not change, one example did
+    html = client.get("/fr/rules/111.4/").content.decode()
+    notice = html[html.index('class="fr-stale-notice"') :]
+    notice = notice[: notice.index("</div>")]
+    changes = re.findall(r'<p class="example diff example-(\w+)">', notice)
+    assert changes == ["reworded"]
+    assert "Exemple reformulé" in notice and "Minsc" in notice and "Beloved Ranger</del>" in notice
+    editing.add_example(version=today, user="tester", text_en="A maintainer's new example.")
+    html = client.get("/en/rules/111.4/").content.decode()
+    notice = html[html.index('class="fr-stale-notice"') :]
+    notice = notice[: notice.index("</div>")]
+    assert re.findall(r'<p class="example diff example-(\w+)">', notice) == ["reworded", "added"]
+    assert 'Example added:</span> <span lang="en"><ins>A maintainer&#x27;s new example.</ins>' in (
+        notice
+    )
+    api = client.get("/api/v1/rules/111.4").json()["french"]
+    assert api["stale"] is True and api["translates"] == "2024-07-30"
+    assert [d["change"] for d in api["example_diffs"]] == ["reworded", "added"]
+    assert "Beloved Ranger</del>" in api["example_diffs"][0]["diff"]
+    assert api["example_diffs"][1]["diff"] == "<ins>A maintainer&#x27;s new example.</ins>"

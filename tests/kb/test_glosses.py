@@ -35,6 +35,19 @@ def test_longest_term_first_first_occurrence_only() -> None:
     assert "trample again" in html  # the second "trample" is left alone
 
 
+def test_a_block_glosses_a_term_once_across_its_text_and_examples() -> None:
+    g = build(TERMS)
+    done: set[str] = set()
+    text = str(g.gloss("An attacking creature with trample.", done))
+    first = str(g.gloss("A 3/3 with trample and the stack.", done))
+    second = str(g.gloss("A 6/6 with trample.", done))
+    assert _glosses(text) == ["Piétinement"]
+    assert _glosses(first) == ["pile"]  # trample glossed in the text already
+    assert _glosses(second) == []
+    # Without a shared set, each text is a block of its own (glossaries, titles).
+    assert _glosses(str(g.gloss("A 6/6 with trample."))) == ["Piétinement"]
+
+
 def test_never_inside_a_link_or_a_marked_span_and_after_a_linked_term() -> None:
     g = build(TERMS)
     html = str(
@@ -87,6 +100,19 @@ def test_french_rule_page_glosses_trample_and_english_does_not(cards, client: Cl
     assert title[: title.index("</p>")].count('class="gloss"') == 0
     english = client.get("/en/current/rules/702.19/").content.decode()
     assert 'class="gloss"' not in english and "gloss-toggle" not in english
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_term_of_a_rule_is_not_glossed_again_in_its_examples(cards, client: Client) -> None:
+    html = client.get("/fr/current/rules/702.19/").content.decode()
+    block = html[html.index('id="702.19b"') : html.index('id="702.19c"')]
+    examples = block[block.index('class="example"') :]
+    # 702.19b says "trample" in its text, twice in its first example and once in its second.
+    assert examples.count("trample") == 3 and examples.count('class="example"') == 2
+    assert block.count("(Piétinement)</span>") == 1
+    assert 'with trample<span class="gloss" lang="fr"' in block[: block.index("</p>")]
+    assert "(Piétinement)" not in examples
 
 
 @pytest.mark.slow

@@ -162,3 +162,63 @@ def test_site_search_puts_lightning_bolt_first(search_index, client: Client) -> 
     assert hits[0]["url"].endswith("/cards/lightning-bolt/")
     emeritus = [i for i, h in enumerate(hits) if "emeritus-of-conflict" in h["url"]]
     assert emeritus == [] or emeritus[0] > 0
+
+
+def _scryfall(record: dict, text: str) -> dict:
+    """The shared data's card as Scryfall's oracle-cards file gives it: no French at all."""
+    faces = [
+        {
+            "object": "card_face",
+            "name": f["name"],
+            "mana_cost": f.get("mana_cost", ""),
+            "type_line": f.get("type_line", ""),
+            "oracle_text": f.get("oracle_text", ""),
+        }
+        for f in record["faces"]
+    ]
+    faces[0]["oracle_text"] = text
+    return {
+        "object": "card",
+        "oracle_id": record["oracle_id"],
+        "name": record["name"],
+        "layout": record["layout"],
+        "type_line": record["type_line"],
+        "cmc": record["mana_value"],
+        "colors": record.get("colors", []),
+        "keywords": record.get("keywords", []),
+        "card_faces": faces,
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_reimport_without_french_keeps_the_french_of_each_face(cards, tmp_path) -> None:
+    from rulings.importing import import_cards
+
+    record = next(
+        r for r in _source_multi_face() if r["name"] == "Delver of Secrets // Insectile Aberration"
+    )
+    with_french = tmp_path / "mtgjson.jsonl"
+    with_french.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    import_cards(str(with_french))  # as stored: French per face
+    delver = Card.objects.get(name_en=record["name"])
+    before = [(f.name, f.name_fr, f.type_line_fr, f.text_fr) for f in delver.faces.all()]
+    assert before[1][1] == "Aberration insectoïde" and before[0][3].startswith("Au début")
+    # Scryfall's file, with a reworded English text: the faces are rewritten, not their French.
+    reworded = record["faces"][0]["oracle_text"] + " (reworded)"
+    without = tmp_path / "scryfall.json"
+    without.write_text(json.dumps([_scryfall(record, reworded)]), encoding="utf-8")
+    result = import_cards(str(without))
+    assert result.cards_updated == 1
+    delver.refresh_from_db()
+    faces = list(delver.faces.all())
+    assert faces[0].text == reworded  # the English did change
+    assert [(f.name, f.name_fr, f.type_line_fr, f.text_fr) for f in faces] == before
+    assert delver.name_fr == "Sondeur de secrets // Aberration insectoïde"
+    assert delver.text_fr.startswith("Au début de votre entretien")
+    # And the French file again: the French comes from it, the English from it too.
+    import_cards(str(with_french))
+    assert [
+        (f.name, f.name_fr, f.type_line_fr, f.text_fr)
+        for f in Card.objects.get(pk=delver.pk).faces.all()
+    ] == before
