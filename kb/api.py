@@ -382,6 +382,15 @@ class DiffOut(Schema):
     glossary: list[TermDiffOut]
 
 
+def _diff_page_query(page: tuple[str, int] | None) -> str:
+    """The page of a sectioned diff that shows an item: its section, and its page if the
+    section has more than one."""
+    if page is None:
+        return ""
+    section, number = page
+    return f"?section={section}" + (f"&page={number}" if number > 1 else "")
+
+
 @router.get(
     "/diff",
     response={200: DiffOut, 400: ErrorOut, 404: ErrorOut},
@@ -409,6 +418,7 @@ def diff(
     keys = selectors.lineage_keys(i.lineage_id for i in items)
     b_iso = b.effective_date.isoformat()
     a_iso = a.effective_date.isoformat()
+    pages = result.item_pages()
     return DiffOut(
         old=_release_out(a, request),
         new=_release_out(b, request),
@@ -428,7 +438,7 @@ def diff(
                 new_text=texts.get(i.new_version) if i.new_version else None,
                 url=request.build_absolute_uri(
                     reverse("kb:diff", args=[a_iso, b_iso])
-                    + (f"?section={i.section}" if result.sectioned else "")
+                    + _diff_page_query(pages.get(i.lineage_id))
                     + f"#{i.anchor}"
                 ),
             )
