@@ -28,7 +28,7 @@ from .models import (
     RuleNumber,
     RuleVersion,
 )
-from .selectors import Releases, version_texts
+from .selectors import Releases, contents, version_texts
 
 # -- a rule's history -----------------------------------------------------------------------
 
@@ -302,6 +302,44 @@ def diff_summary(result: ReleaseDiff) -> DiffSummary:
     )
 
 
+@dataclass(frozen=True)
+class DiffOverview:
+    """What every page of a diff shows above its items: the counts, the summary and the
+    sections with their sizes. Cached per archive state: a long diff has thousands of items
+    and each page of it would otherwise count them all again."""
+
+    counts: dict[str, int]
+    summary: DiffSummary
+    sections: list[tuple[str, str, int, int]]  # section, title, items, noise among them
+    terms: int
+    noise_terms: int
+
+
+def diff_overview(result: ReleaseDiff) -> DiffOverview:
+    """The overview of a diff (see DiffOverview), from the cache when it was computed in
+    the same archive state."""
+    pair = f"{result.old.effective_date}-{result.new.effective_date}"
+    key = f"kb-diff-overview-{pair}-{result.generation}"
+    found = cache.get(key) if result.generation else None
+    if found is None:
+        titles = {
+            e.number: e.text for e in contents(result.new.effective_date) if e.kind == "section"
+        }
+        found = DiffOverview(
+            counts=result.counts(),
+            summary=diff_summary(result),
+            sections=[
+                (s, titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
+                for s, items in result.sections()
+            ],
+            terms=sum(1 for t in result.terms if not t.noise),
+            noise_terms=sum(1 for t in result.terms if t.noise),
+        )
+        if result.generation:
+            cache.set(key, found, timeout=None)
+    return found
+
+
 def cached_summary(old: Release, new: Release) -> DiffSummary:
     """The summary of a release pair, cached per archive state (the home page shows the
     latest release's: a few queries instead of a whole diff). An import or an edit changes
@@ -353,6 +391,7 @@ class ReleaseDiff:
     new: Release
     items: list[DiffItem]
     terms: list[TermDiff]
+    generation: str = ""  # the archive state it was computed in (keys what pages cache)
 
     @property
     def sectioned(self) -> bool:
@@ -406,11 +445,15 @@ class ReleaseDiff:
         for chapter_items in chapters.values():
             parts.extend(_cut(chapter_items, PAGE_WEIGHT))
         pages: list[list[DiffItem]] = []
+        load = 0.0
         for part in parts:
-            if pages and _weight(pages[-1]) + _weight(part) <= PAGE_WEIGHT:
+            weight = _weight(part)
+            if pages and load + weight <= PAGE_WEIGHT:
                 pages[-1].extend(part)
+                load += weight
             else:
                 pages.append(list(part))
+                load = weight
         return [
             DiffPage(section, n + 1, _span(chunk[0].number, chunk[-1].number), items=chunk)
             for n, chunk in enumerate(pages)
@@ -506,8 +549,10 @@ def diff_between(one: Release, other: Release) -> ReleaseDiff:
 def release_diff(old: Release, new: Release) -> ReleaseDiff:
     """What changed between two releases, matched by lineage (cached per archive state:
     releases never change once loaded, except by re-import, which changes the key)."""
-    key = f"kb-diff2-{old.effective_date}-{new.effective_date}-{_generation_key()}"
+    generation = _generation_key()
+    key = f"kb-diff2-{old.effective_date}-{new.effective_date}-{generation}"
     found = cache.get(key)
+    fresh = found is None
     if found is None:
         found = (
             _rule_items(old.effective_date, new.effective_date),
@@ -515,10 +560,12 @@ def release_diff(old: Release, new: Release) -> ReleaseDiff:
         )
         cache.set(key, found, timeout=None)
     items, terms = found
-    # Copies: the cached items stay free of what a page renders into them.
-    return ReleaseDiff(
-        old, new, [DiffItem(**vars(i)) for i in items], [TermDiff(**vars(t)) for t in terms]
-    )
+    # Django's caches store pickles, so each read is a fresh copy: what a page renders into
+    # the items never reaches the cache. The first computation is copied here likewise.
+    if fresh:
+        items = [DiffItem(**vars(i)) for i in items]
+        terms = [TermDiff(**vars(t)) for t in terms]
+    return ReleaseDiff(old, new, items, terms, generation)
 
 
 def _generation_key() -> str:

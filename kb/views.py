@@ -6,6 +6,8 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
+from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +22,7 @@ from .french_status import STATES, TO_DO, attach_anomalies, french_states, workl
 from .history import (
     cached_summary,
     diff_between,
-    diff_summary,
+    diff_overview,
     move_blocks,
     ordered,
     render_item_diffs,
@@ -341,7 +343,6 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
         query = f"?{request.GET.urlencode()}" if request.GET else ""
         return redirect(reverse("kb:diff", args=list(canonical)) + query)
     result = diff_between(a, b)
-    sections = result.sections()
     sectioned = result.sectioned
     chosen = request.GET.get("section", "") if sectioned else ""
     pages = result.pages(chosen) if chosen else []
@@ -355,41 +356,44 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
         shown = page.items if page else []
         terms = page.terms if page else []
     fold = request.GET.get("typography") != "all"
-    render_item_diffs(shown, terms, fold_typography=fold)
-    a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
-    b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
-    for item in shown:
-        item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
-        item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
-    section_titles = {
-        e.number: e.text for e in selectors.contents(b.effective_date) if e.kind == "section"
-    }
+    # The items' part of the page is cached per archive state (kb/diff.html): word diffs
+    # and some 200 items rendered cost more than all the rest of the page.
+    body_key = "-".join(
+        [get_language(), *canonical, chosen, str(number), str(fold), result.generation]
+    )
+    if cache.get(make_template_fragment_key("diff_body", [body_key])) is None:
+        render_item_diffs(shown, terms, fold_typography=fold)
+        a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
+        b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
+        for item in shown:
+            item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
+            item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
+    overview = diff_overview(result)
+    section_titles = {s: title for s, title, _, _ in overview.sections}
     return render(
         request,
         "kb/diff.html",
         {
             "old": a,
             "new": b,
-            "counts": result.counts(),
-            "summary": diff_summary(result),
+            "counts": overview.counts,
+            "summary": overview.summary,
             "total": len(result.items),
             "sectioned": sectioned,
             "chosen": chosen,
             "pages": pages,
             "page": page,
             "fold": fold,
+            "body_key": body_key,
             "query": _diff_query(chosen, number if len(pages) > 1 else 0),
-            "section_counts": [
-                (s, section_titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
-                for s, items in sections
-            ],
+            "section_counts": overview.sections,
             "groups": _diff_groups(shown, section_titles),
             "blocks": move_blocks(shown),
             "show_terms": bool(terms),
             "real_terms": [t for t in terms if not t.noise],
             "noise_terms": [t for t in terms if t.noise],
-            "all_real_terms": sum(1 for t in result.terms if not t.noise),
-            "all_noise_terms": sum(1 for t in result.terms if t.noise),
+            "all_real_terms": overview.terms,
+            "all_noise_terms": overview.noise_terms,
         },
     )
 
