@@ -18,7 +18,7 @@ from config import languages
 from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
 from .french_status import FrenchText, french_states
-from .history import diff_between
+from .history import diff_between, diff_overview
 from .history import rule_history as history_of
 from .models import Reference, Release
 from .rendering import Span
@@ -374,10 +374,24 @@ class TermDiffOut(Schema):
     new_headword: str
 
 
+class DiffSummaryOut(Schema):
+    """The diff page's headline: moves with their wording unchanged are `renumbered`,
+    folded into `blocks` of consecutive rules shifted by the same step."""
+
+    reworded: int
+    added: int
+    removed: int
+    renumbered: int
+    blocks: int
+    noise: int
+    glossary: int
+
+
 class DiffOut(Schema):
     old: ReleaseOut
     new: ReleaseOut
     counts: dict[str, int]
+    summary: DiffSummaryOut
     items: list[DiffItemOut]
     glossary: list[TermDiffOut]
 
@@ -419,10 +433,14 @@ def diff(
     b_iso = b.effective_date.isoformat()
     a_iso = a.effective_date.isoformat()
     pages = result.item_pages()
+    overview = diff_overview(result)
     return DiffOut(
         old=_release_out(a, request),
         new=_release_out(b, request),
-        counts=result.counts(),
+        counts=overview.counts,
+        summary=DiffSummaryOut(
+            **{k: getattr(overview.summary, k) for k in DiffSummaryOut.model_fields}
+        ),
         items=[
             DiffItemOut(
                 status=i.status,

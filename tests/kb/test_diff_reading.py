@@ -92,6 +92,16 @@ def test_the_summary_numbers_of_the_tokens_release(client: Client) -> None:
     )
     counts = dict(re.findall(r'<dd data-count="(\w+)">(\d+)</dd>', html))
     assert counts["moved"] == "221" and counts["changed"] == "13"
+    data = client.get("/api/v1/diff", {"from": "2019-06-14", "to": "2019-07-12"}).json()
+    assert data["summary"] == {
+        "reworded": 13,
+        "added": 18,
+        "removed": 10,
+        "renumbered": 221,
+        "blocks": 8,
+        "noise": summary.noise,
+        "glossary": 8,
+    }
 
 
 def test_the_home_page_heads_with_the_latest_release_summary(client: Client, tmp_path) -> None:
