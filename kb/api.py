@@ -18,7 +18,7 @@ from config import languages
 from . import selectors
 from .crtext.numbers import is_number, kind_of, parent_of
 from .french_status import FrenchText, attach_examples, french_states
-from .history import diff_between
+from .history import diff_between, diff_overview
 from .history import rule_history as history_of
 from .models import Reference, Release
 from .rendering import Span
@@ -386,12 +386,35 @@ class TermDiffOut(Schema):
     new_headword: str
 
 
+class DiffSummaryOut(Schema):
+    """The diff page's headline: moves with their wording unchanged are `renumbered`,
+    folded into `blocks` of consecutive rules shifted by the same step."""
+
+    reworded: int
+    added: int
+    removed: int
+    renumbered: int
+    blocks: int
+    noise: int
+    glossary: int
+
+
 class DiffOut(Schema):
     old: ReleaseOut
     new: ReleaseOut
     counts: dict[str, int]
+    summary: DiffSummaryOut
     items: list[DiffItemOut]
     glossary: list[TermDiffOut]
+
+
+def _diff_page_query(page: tuple[str, int] | None) -> str:
+    """The page of a sectioned diff that shows an item: its section, and its page if the
+    section has more than one."""
+    if page is None:
+        return ""
+    section, number = page
+    return f"?section={section}" + (f"&page={number}" if number > 1 else "")
 
 
 @router.get(
@@ -421,10 +444,15 @@ def diff(
     keys = selectors.lineage_keys(i.lineage_id for i in items)
     b_iso = b.effective_date.isoformat()
     a_iso = a.effective_date.isoformat()
+    pages = result.item_pages()
+    overview = diff_overview(result)
     return DiffOut(
         old=_release_out(a, request),
         new=_release_out(b, request),
-        counts=result.counts(),
+        counts=overview.counts,
+        summary=DiffSummaryOut(
+            **{k: getattr(overview.summary, k) for k in DiffSummaryOut.model_fields}
+        ),
         items=[
             DiffItemOut(
                 status=i.status,
@@ -440,7 +468,7 @@ def diff(
                 new_text=texts.get(i.new_version) if i.new_version else None,
                 url=request.build_absolute_uri(
                     reverse("kb:diff", args=[a_iso, b_iso])
-                    + (f"?section={i.section}" if result.sectioned else "")
+                    + _diff_page_query(pages.get(i.lineage_id))
                     + f"#{i.anchor}"
                 ),
             )

@@ -13,6 +13,8 @@ from functools import lru_cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from .crtext.typography import fold
+
 # Words (with inner apostrophes and hyphens), single punctuation marks, runs of space.
 _TOKEN_RE = re.compile(r"\s+|\w+(?:[’'\-]\w+)*|[^\w\s]")
 
@@ -22,32 +24,46 @@ NOISE = ("reference", "typography")
 
 
 @lru_cache(maxsize=20_000)
-def word_diff(old: str, new: str) -> SafeString:
+def word_diff(old: str, new: str, fold_typography: bool = False) -> SafeString:
     """`new` with the words taken out of `old` in <del> and the words put in, in <ins>.
 
     The common start and end are set aside first: changes are local, and matching only the
     middle keeps long texts (the creature-type list) fast. Cached per pair of texts. Every
     token is escaped before it is marked safe.
+
+    With `fold_typography`, tokens are matched with their typography folded (curly and
+    straight quotes, dashes, `_Magic_` markup) and the new text's typography is shown as is:
+    only wording differences are highlighted, the way a reader compares two releases.
     """
     a, b = _TOKEN_RE.findall(old), _TOKEN_RE.findall(new)
+    ka, kb = (_keys(a), _keys(b)) if fold_typography else (a, b)
     head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
+    while head < len(a) and head < len(b) and ka[head] == kb[head]:
         head += 1
     tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+    while tail < len(a) - head and tail < len(b) - head and ka[-1 - tail] == kb[-1 - tail]:
         tail += 1
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
-    out: list[str] = [escape("".join(a[:head]))]
-    for op, i1, i2, j1, j2 in _merged(SequenceMatcher(None, a_mid, b_mid, autojunk=False), a_mid):
-        if op == "equal":
-            out.append(escape("".join(a_mid[i1:i2])))
+    ka_mid, kb_mid = ka[head : len(a) - tail], kb[head : len(b) - tail]
+    # Unchanged text is shown as it reads in the new release.
+    out: list[str] = [escape("".join(b[:head]))]
+    matcher = SequenceMatcher(None, ka_mid, kb_mid, autojunk=False)
+    for op, i1, i2, j1, j2 in _merged(matcher, ka_mid):
+        taken, put = "".join(a_mid[i1:i2]), "".join(b_mid[j1:j2])
+        if op == "equal" or (fold_typography and fold(taken) == fold(put)):
+            out.append(escape(put))
             continue
         if i2 > i1:
-            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
+            out.append(f"<del>{escape(taken)}</del>")
         if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
-    out.append(escape("".join(a[len(a) - tail :])))
+            out.append(f"<ins>{escape(put)}</ins>")
+    out.append(escape("".join(b[len(b) - tail :])))
     return mark_safe("".join(out))
+
+
+def _keys(tokens: list[str]) -> list[str]:
+    """Tokens with typography folded, for matching: spaces of any kind are one space."""
+    return [" " if not t.strip() else fold(t).replace("_", "") or t for t in tokens]
 
 
 def _merged(matcher: SequenceMatcher, a: list[str]) -> list[tuple[str, int, int, int, int]]:

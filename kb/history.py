@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -27,7 +28,7 @@ from .models import (
     RuleNumber,
     RuleVersion,
 )
-from .selectors import Releases, version_texts
+from .selectors import Releases, contents, version_texts
 
 # -- a rule's history -----------------------------------------------------------------------
 
@@ -110,12 +111,14 @@ def _release_before(releases: Releases, date: dt.date) -> Release | None:
     return earlier[-1] if earlier else None
 
 
-def _example_diffs(old: list[str], new: list[str]) -> list[SafeString | str]:
+def _example_diffs(
+    old: list[str], new: list[str], fold_typography: bool = False
+) -> list[SafeString | str]:
     out: list[SafeString | str] = []
     for i in range(max(len(old), len(new))):
         a = old[i] if i < len(old) else ""
         b = new[i] if i < len(new) else ""
-        out.append(word_diff(a, b) if a != b else b)
+        out.append(word_diff(a, b, fold_typography) if a != b else b)
     return out
 
 
@@ -139,6 +142,7 @@ class DiffItem:
     example_diffs: list[SafeString | str] = field(default_factory=list)
     old_url: str = ""
     new_url: str = ""
+    rank: int = -1  # position in the newer release's order (adjacent ranks: a block)
 
     @property
     def number(self) -> str:
@@ -165,6 +169,188 @@ class DiffItem:
     def anchor(self) -> str:
         return f"r-{self.number}"
 
+    @property
+    def shift(self) -> bool:
+        """Renumbered with its wording unchanged (typography or references at most): folded
+        into a block of moves rather than listed with the real changes."""
+        return self.moved and (not self.kinds or is_noise(self.kinds))
+
+
+@dataclass
+class MoveBlock:
+    """Consecutive rules renumbered by the same step with their wording unchanged
+    ("114.7c–114.7z → 115.7c–115.7z"): a block shift reads as one line, not 24."""
+
+    items: list[DiffItem]
+
+    @property
+    def first(self) -> DiffItem:
+        return self.items[0]
+
+    @property
+    def last(self) -> DiffItem:
+        return self.items[-1]
+
+    @property
+    def count(self) -> int:
+        return len(self.items)
+
+    @property
+    def unchanged(self) -> int:
+        """How many keep their text exactly (the others differ by typography or references)."""
+        return sum(1 for i in self.items if not i.kinds)
+
+    @property
+    def anchor(self) -> str:
+        return f"m-{self.first.new_number}"
+
+
+def _parts(number: str) -> list[str]:
+    """A rule number's components: "114.7c" -> ["114", "7", "c"]."""
+    return re.findall(r"\d+|[a-z]+", number)
+
+
+def _value(part: str) -> int:
+    return (
+        int(part)
+        if part.isdigit()
+        else sum((ord(c) - 96) * 27**i for i, c in enumerate(reversed(part)))
+    )
+
+
+def _step(old: str, new: str) -> tuple[int, int] | None:
+    """How a renumbering shifts: the first component that changes and by how much, the rest
+    kept ("114.7c" -> "115.7c" and "114.7" -> "115.7" both shift component 0 by 1). None when
+    the move is not a shift (other components change too)."""
+    a, b = _parts(old), _parts(new)
+    if len(a) != len(b):
+        return None
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x != y:
+            if a[i + 1 :] != b[i + 1 :] or x.isdigit() != y.isdigit():
+                return None
+            return (i, _value(y) - _value(x))
+    return None
+
+
+def move_blocks(items: list[DiffItem]) -> list[MoveBlock]:
+    """The shifts among `items` (in release order) folded into blocks: a block goes on while
+    the next shift is the next rule of the newer release and moves by the same step."""
+    blocks: list[MoveBlock] = []
+    prev: DiffItem | None = None
+    prev_step: tuple[int, int] | None = None
+    for item in items:
+        if not item.shift:
+            prev = None
+            continue
+        step = _step(item.old_number, item.new_number)
+        if (
+            prev is not None
+            and step is not None
+            and step == prev_step
+            and item.rank == prev.rank + 1
+        ):
+            blocks[-1].items.append(item)
+        else:
+            blocks.append(MoveBlock([item]))
+        prev, prev_step = item, step
+    return blocks
+
+
+@dataclass(frozen=True)
+class DiffSummary:
+    """The headline of a diff ("13 rules reworded, 18 added, 10 removed; 221 renumbered in
+    6 blocks"): what the diff page and the home page both show first."""
+
+    old_date: dt.date
+    new_date: dt.date
+    reworded: int  # wording or examples changed (moved or not)
+    added: int
+    removed: int
+    renumbered: int  # moved with the wording unchanged
+    blocks: int
+    noise: int  # typography or references only, not moved
+    glossary: int  # glossary terms added, removed, renamed or reworded
+
+    @property
+    def empty(self) -> bool:
+        return not (self.reworded or self.added or self.removed or self.renumbered)
+
+
+def diff_summary(result: ReleaseDiff) -> DiffSummary:
+    """Counts a reader can take in at a glance; moves folded into blocks as on the page."""
+    c = Counter()
+    for item in result.items:
+        if item.status in ("added", "removed"):
+            c[item.status] += 1
+        elif any(k in REAL for k in item.kinds):
+            c["reworded"] += 1
+        elif item.shift:
+            c["renumbered"] += 1
+        else:
+            c["noise"] += 1
+    return DiffSummary(
+        result.old.effective_date,
+        result.new.effective_date,
+        reworded=c["reworded"],
+        added=c["added"],
+        removed=c["removed"],
+        renumbered=c["renumbered"],
+        blocks=len(move_blocks(result.items)),
+        noise=c["noise"],
+        glossary=sum(1 for t in result.terms if not t.noise),
+    )
+
+
+@dataclass(frozen=True)
+class DiffOverview:
+    """What every page of a diff shows above its items: the counts, the summary and the
+    sections with their sizes. Cached per archive state: a long diff has thousands of items
+    and each page of it would otherwise count them all again."""
+
+    counts: dict[str, int]
+    summary: DiffSummary
+    sections: list[tuple[str, str, int, int]]  # section, title, items, noise among them
+    terms: int
+    noise_terms: int
+
+
+def diff_overview(result: ReleaseDiff) -> DiffOverview:
+    """The overview of a diff (see DiffOverview), from the cache when it was computed in
+    the same archive state."""
+    pair = f"{result.old.effective_date}-{result.new.effective_date}"
+    key = f"kb-diff-overview-{pair}-{result.generation}"
+    found = cache.get(key) if result.generation else None
+    if found is None:
+        titles = {
+            e.number: e.text for e in contents(result.new.effective_date) if e.kind == "section"
+        }
+        found = DiffOverview(
+            counts=result.counts(),
+            summary=diff_summary(result),
+            sections=[
+                (s, titles.get(s, ""), len(items), sum(1 for i in items if i.noise))
+                for s, items in result.sections()
+            ],
+            terms=sum(1 for t in result.terms if not t.noise),
+            noise_terms=sum(1 for t in result.terms if t.noise),
+        )
+        if result.generation:
+            cache.set(key, found, timeout=None)
+    return found
+
+
+def cached_summary(old: Release, new: Release) -> DiffSummary:
+    """The summary of a release pair, cached per archive state (the home page shows the
+    latest release's: a few queries instead of a whole diff). An import or an edit changes
+    the generation, so a stale summary is never read."""
+    key = f"kb-diff-summary-{old.effective_date}-{new.effective_date}-{_generation_key()}"
+    found = cache.get(key)
+    if found is None:
+        found = diff_summary(diff_between(old, new))
+        cache.set(key, found, timeout=None)
+    return found
+
 
 @dataclass
 class TermDiff:
@@ -181,10 +367,22 @@ class TermDiff:
     def noise(self) -> bool:
         return self.status == "changed" and is_noise(self.kinds)
 
+    @property
+    def headword(self) -> str:
+        return self.new_headword or self.old_headword
+
 
 #: Above this many items a diff is too long for one page: the page shows it a section at a
 #: time, and the API links each item to its section's page.
 DIFF_PAGE_LIMIT = 400
+
+#: A page of a sectioned diff holds whole chapters up to this weight (a real or noise item
+#: weighs 1, a folded move less); a chapter heavier than that is cut into parts. Measured to
+#: keep the biggest page of the 2010 -> today diff under 300 KB.
+PAGE_WEIGHT = 220
+SHIFT_WEIGHT = 0.25
+#: Glossary terms per page of a sectioned diff.
+TERM_PAGE_LIMIT = 150
 
 
 @dataclass
@@ -193,6 +391,7 @@ class ReleaseDiff:
     new: Release
     items: list[DiffItem]
     terms: list[TermDiff]
+    generation: str = ""  # the archive state it was computed in (keys what pages cache)
 
     @property
     def sectioned(self) -> bool:
@@ -224,6 +423,93 @@ class ReleaseDiff:
         for item in self.items:
             groups[item.section].append(item)
         return sorted(groups.items())
+
+    def pages(self, section: str) -> list[DiffPage]:
+        """The pages of one section of a sectioned diff, cut at chapters (see PAGE_WEIGHT);
+        `glossary` pages the terms. [] for an unknown section."""
+        if section == "glossary":
+            return [
+                DiffPage(
+                    "glossary",
+                    n + 1,
+                    _initials(chunk[0].headword, chunk[-1].headword),
+                    terms=chunk,
+                )
+                for n, chunk in enumerate(_chunks(self.terms, TERM_PAGE_LIMIT))
+            ]
+        items = dict(self.sections()).get(section, [])
+        chapters: dict[str, list[DiffItem]] = {}
+        for item in items:
+            chapters.setdefault(item.chapter or section, []).append(item)
+        parts: list[list[DiffItem]] = []
+        for chapter_items in chapters.values():
+            parts.extend(_cut(chapter_items, PAGE_WEIGHT))
+        pages: list[list[DiffItem]] = []
+        load = 0.0
+        for part in parts:
+            weight = _weight(part)
+            if pages and load + weight <= PAGE_WEIGHT:
+                pages[-1].extend(part)
+                load += weight
+            else:
+                pages.append(list(part))
+                load = weight
+        return [
+            DiffPage(section, n + 1, _span(chunk[0].number, chunk[-1].number), items=chunk)
+            for n, chunk in enumerate(pages)
+        ]
+
+    def item_pages(self) -> dict[int, tuple[str, int]]:
+        """Lineage -> (section, page) of a sectioned diff: where the API links each item."""
+        out: dict[int, tuple[str, int]] = {}
+        if self.sectioned:
+            for section, _ in self.sections():
+                for page in self.pages(section):
+                    for item in page.items:
+                        out[item.lineage_id] = (section, page.number)
+        return out
+
+
+@dataclass
+class DiffPage:
+    """One page of a sectioned diff: whole chapters, or a part of a very long one."""
+
+    section: str
+    number: int
+    label: str  # "702.1–702.19" or "A–Cy"
+    items: list[DiffItem] = field(default_factory=list)
+    terms: list[TermDiff] = field(default_factory=list)
+
+
+def _weight(items: list[DiffItem]) -> float:
+    return sum(SHIFT_WEIGHT if i.shift else 1 for i in items)
+
+
+def _cut(items: list[DiffItem], budget: float) -> list[list[DiffItem]]:
+    """Items in runs of at most `budget` weight, in order."""
+    out: list[list[DiffItem]] = [[]]
+    load = 0.0
+    for item in items:
+        w = SHIFT_WEIGHT if item.shift else 1
+        if out[-1] and load + w > budget:
+            out.append([])
+            load = 0.0
+        out[-1].append(item)
+        load += w
+    return out
+
+
+def _chunks(terms: list[TermDiff], size: int) -> list[list[TermDiff]]:
+    return [terms[i : i + size] for i in range(0, len(terms), size)]
+
+
+def _span(first: str, last: str) -> str:
+    return first if first == last else f"{first}–{last}"
+
+
+def _initials(first: str, last: str) -> str:
+    a, b = first[:2].capitalize(), last[:2].capitalize()
+    return a if a == b else f"{a}–{b}"
 
 
 def archive_generation() -> str:
@@ -263,10 +549,10 @@ def diff_between(one: Release, other: Release) -> ReleaseDiff:
 def release_diff(old: Release, new: Release) -> ReleaseDiff:
     """What changed between two releases, matched by lineage (cached per archive state:
     releases never change once loaded, except by re-import, which changes the key)."""
-    # The generation holds dates with spaces, which some cache backends refuse in keys.
-    generation = hashlib.blake2b(archive_generation().encode(), digest_size=8).hexdigest()
-    key = f"kb-diff-{old.effective_date}-{new.effective_date}-{generation}"
+    generation = _generation_key()
+    key = f"kb-diff2-{old.effective_date}-{new.effective_date}-{generation}"
     found = cache.get(key)
+    fresh = found is None
     if found is None:
         found = (
             _rule_items(old.effective_date, new.effective_date),
@@ -274,10 +560,17 @@ def release_diff(old: Release, new: Release) -> ReleaseDiff:
         )
         cache.set(key, found, timeout=None)
     items, terms = found
-    # Copies: the cached items stay free of what a page renders into them.
-    return ReleaseDiff(
-        old, new, [DiffItem(**vars(i)) for i in items], [TermDiff(**vars(t)) for t in terms]
-    )
+    # Django's caches store pickles, so each read is a fresh copy: what a page renders into
+    # the items never reaches the cache. The first computation is copied here likewise.
+    if fresh:
+        items = [DiffItem(**vars(i)) for i in items]
+        terms = [TermDiff(**vars(t)) for t in terms]
+    return ReleaseDiff(old, new, items, terms, generation)
+
+
+def _generation_key() -> str:
+    """The generation holds dates with spaces, which some cache backends refuse in keys."""
+    return hashlib.blake2b(archive_generation().encode(), digest_size=8).hexdigest()
 
 
 def _rows_valid_on(model: type, columns: str, date: dt.date) -> list[tuple]:
@@ -307,6 +600,7 @@ def _versions(date: dt.date) -> dict[int, tuple[int, tuple[str, str, str, str]]]
 
 def _rule_items(a: dt.date, b: dt.date) -> list[DiffItem]:
     na, nb, va, vb = _numbers(a), _numbers(b), _versions(a), _versions(b)
+    ranks = {lid: r for r, lid in enumerate(sorted(nb, key=lambda lid: (nb[lid][2], lid)))}
     items = []
     for lid in na.keys() | nb.keys():
         if lid not in na:
@@ -322,6 +616,8 @@ def _rule_items(a: dt.date, b: dt.date) -> list[DiffItem]:
             if kinds or old_n != new_n:
                 status = "changed" if kinds else "moved"
                 items.append(DiffItem(status, kinds, lid, old_n, new_n, kind, old_v, new_v, sk))
+    for item in items:
+        item.rank = ranks.get(item.lineage_id, -1)
     items.sort(key=lambda i: (i.sort, i.lineage_id))
     return items
 
@@ -365,10 +661,18 @@ def _term_items(a: dt.date, b: dt.date) -> list[TermDiff]:
     return out
 
 
-def render_item_diffs(items: list[DiffItem], terms: list[TermDiff] | None = None) -> None:
-    """Word diffs for the items about to be shown (two queries whatever their number)."""
-    ids = {i.old_version for i in items if i.old_version} | {
-        i.new_version for i in items if i.new_version
+def render_item_diffs(
+    items: list[DiffItem], terms: list[TermDiff] | None = None, *, fold_typography: bool = True
+) -> None:
+    """Word diffs for the items about to be shown (two queries whatever their number).
+
+    Shifts are shown folded into their block with no text. With `fold_typography`, a
+    changed item highlights its wording only (quotes or dashes that changed beside it are
+    not marked); a typography-only item always shows what changed, that being its point.
+    """
+    shown = [i for i in items if i.status != "moved" and not i.shift]
+    ids = {i.old_version for i in shown if i.old_version} | {
+        i.new_version for i in shown if i.new_version
     }
     texts = version_texts(ids)
     examples: dict[int, list[str]] = defaultdict(list)
@@ -378,15 +682,15 @@ def render_item_diffs(items: list[DiffItem], terms: list[TermDiff] | None = None
         .values_list("version_id", "text_en")
     ):
         examples[vid].append(text)
-    for item in items:
-        if item.status == "moved":
-            continue  # same text under a new number: the headline says it all
+    for item in shown:
+        fold = fold_typography and item.kinds != ["typography"]
         old = texts.get(item.old_version, "") if item.old_version else ""
         new = texts.get(item.new_version, "") if item.new_version else ""
-        item.diff = word_diff(old, new) if old != new else new
+        item.diff = word_diff(old, new, fold) if old != new else new
         item.example_diffs = _example_diffs(
             examples.get(item.old_version, []) if item.old_version else [],
             examples.get(item.new_version, []) if item.new_version else [],
+            fold,
         )
     if terms:
         tids = {t.old_version for t in terms if t.old_version} | {
@@ -394,9 +698,10 @@ def render_item_diffs(items: list[DiffItem], terms: list[TermDiff] | None = None
         }
         gtexts = dict(GlossaryVersion.objects.filter(id__in=tids).values_list("id", "text_en"))
         for t in terms:
+            fold = fold_typography and t.kinds != ["typography"]
             old = gtexts.get(t.old_version, "") if t.old_version else ""
             new = gtexts.get(t.new_version, "") if t.new_version else ""
-            t.diff = word_diff(old, new) if old != new else new
+            t.diff = word_diff(old, new, fold) if old != new else new
 
 
 def term_history(term: GlossaryTerm, releases: Releases) -> list[HistoryItem]:

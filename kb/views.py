@@ -6,6 +6,8 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
+from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
 from django.core.paginator import Page
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -25,7 +27,16 @@ from .french_status import (
     worklist,
     worklist_page,
 )
-from .history import diff_between, ordered, render_item_diffs, rule_history, term_history
+from .history import (
+    cached_summary,
+    diff_between,
+    diff_overview,
+    move_blocks,
+    ordered,
+    render_item_diffs,
+    rule_history,
+    term_history,
+)
 from .models import Release
 from .selectors import BadRelease, NoRelease, Releases, release_for
 
@@ -117,6 +128,7 @@ def home(request: HttpRequest) -> HttpResponse:
     releases = Releases.load()
     current = releases.current
     sections = _sections(selectors.contents(current.effective_date)) if current else []
+    previous = releases.all[-2] if current is not None and len(releases.all) > 1 else None
     return render(
         request,
         "kb/home.html",
@@ -125,6 +137,8 @@ def home(request: HttpRequest) -> HttpResponse:
             "release": current,
             "sections": sections,
             "release_count": len(releases.all),
+            "previous_release": previous,
+            "summary": cached_summary(previous, current) if previous else None,
         },
     )
 
@@ -368,7 +382,9 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
 
 
 def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
-    """What changed between any two releases, matched by lineage."""
+    """What changed between any two releases, matched by lineage: the summary, the real
+    changes, then the moves folded into blocks. A long diff is read a section at a time, and
+    a long section a few chapters at a time (`?section=7&page=2`)."""
     releases = Releases.load()
     try:
         a, b = ordered(release_for(old, releases), release_for(new, releases))
@@ -381,68 +397,103 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
         query = f"?{request.GET.urlencode()}" if request.GET else ""
         return redirect(reverse("kb:diff", args=list(canonical)) + query)
     result = diff_between(a, b)
-    counts = result.counts()
-    sections = result.sections()
-    total = len(result.items)
-    chosen = request.GET.get("section", "")
     sectioned = result.sectioned
-    if sectioned and chosen not in {s for s, _ in sections}:
+    chosen = request.GET.get("section", "") if sectioned else ""
+    pages = result.pages(chosen) if chosen else []
+    if not pages:
         chosen = ""
-    shown = [(s, items) for s, items in sections if not sectioned or s == chosen]
-    render_item_diffs(
-        [i for _, items in shown for i in items],
-        result.terms if (not sectioned or chosen == "glossary") else None,
+    number = _page_number(request.GET.get("page", ""), len(pages))
+    page = pages[number - 1] if pages else None
+    if not sectioned:
+        shown, terms = result.items, result.terms
+    else:
+        shown = page.items if page else []
+        terms = page.terms if page else []
+    fold = request.GET.get("typography") != "all"
+    # The items' part of the page is cached per archive state (kb/diff.html): word diffs
+    # and some 200 items rendered cost more than all the rest of the page.
+    body_key = "-".join(
+        [get_language(), *canonical, chosen, str(number), str(fold), result.generation]
     )
-    a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
-    b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
     # Sections and chapters titled like the rule pages (entry_title: French under /fr/).
     headings = {e.number: e for e in selectors.contents(b.effective_date)}
-    section_titles = {n: e for n, e in headings.items() if e.kind == "section"}
-    groups = []
-    for section, items in shown:
-        chapters: dict[str, list] = {}
-        for item in items:
+    if cache.get(make_template_fragment_key("diff_body", [body_key])) is None:
+        render_item_diffs(shown, terms, fold_typography=fold)
+        a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
+        b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
+        for item in shown:
             item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
             item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
             item.heading = headings.get(item.new_number) if item.kind == "chapter" else None
-            chapters.setdefault(item.chapter or section, []).append(item)
-        groups.append(
-            {
-                "section": section,
-                "entry": section_titles.get(section),
-                "chapters": [
-                    {
-                        "chapter": ch,
-                        "real": [i for i in its if not i.noise],
-                        "noise": [i for i in its if i.noise],
-                    }
-                    for ch, its in chapters.items()
-                ],
-            }
-        )
+    overview = diff_overview(result)
     return render(
         request,
         "kb/diff.html",
         {
             "old": a,
             "new": b,
-            "counts": counts,
-            "total": total,
+            "counts": overview.counts,
+            "summary": overview.summary,
+            "total": len(result.items),
             "sectioned": sectioned,
             "chosen": chosen,
+            "pages": pages,
+            "page": page,
+            "fold": fold,
+            "body_key": body_key,
+            "query": _diff_query(chosen, number if len(pages) > 1 else 0),
             "section_counts": [
-                (s, section_titles.get(s), len(items), sum(1 for i in items if i.noise))
-                for s, items in sections
+                (s, headings.get(s), n, noise) for s, _, n, noise in overview.sections
             ],
-            "groups": groups,
-            "terms": result.terms if (not sectioned or chosen == "glossary") else [],
-            "show_terms": not sectioned or chosen == "glossary",
-            "real_terms": [t for t in result.terms if not t.noise],
-            "noise_terms": [t for t in result.terms if t.noise],
-            "glossary_prefix": reverse("kb:glossary", args=[canonical[1]]),
-            "old_glossary_prefix": reverse("kb:glossary", args=[canonical[0]]),
+            "groups": _diff_groups(shown, headings),
+            "blocks": move_blocks(shown),
+            "show_terms": bool(terms),
+            "real_terms": [t for t in terms if not t.noise],
+            "noise_terms": [t for t in terms if t.noise],
+            "all_real_terms": overview.terms,
+            "all_noise_terms": overview.noise_terms,
         },
     )
+
+
+def _page_number(raw: str, count: int) -> int:
+    """The page asked for, within 1..count (a bad or missing number reads as 1)."""
+    return min(max(int(raw), 1), count) if raw.isdigit() and count else 1
+
+
+def _diff_query(section: str, page: int) -> str:
+    """The query string of the page shown, for its typography toggle."""
+    parts = [f"section={section}"] if section else []
+    if page:
+        parts.append(f"page={page}")
+    return "&".join(parts)
+
+
+def _diff_groups(items: list, headings: dict[str, selectors.Entry]) -> list[dict[str, object]]:
+    """The real changes by section and chapter, each chapter's noise folded apart; the
+    shifts are left to their blocks."""
+    sections: dict[str, dict[str, list]] = {}
+    for item in items:
+        if item.shift:
+            continue
+        sections.setdefault(item.section, {}).setdefault(item.chapter or item.section, []).append(
+            item
+        )
+    return [
+        {
+            "section": section,
+            "entry": headings.get(section),
+            "chapters": [
+                {
+                    "chapter": ch,
+                    "real": [i for i in its if not i.noise],
+                    "noise": [i for i in its if i.noise],
+                }
+                for ch, its in chapters.items()
+            ],
+        }
+        for section, chapters in sections.items()
+    ]
 
 
 def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:

@@ -900,6 +900,47 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Example added:"): f"Exemple ajouté{NBSP}:",  # fr13
     ("", "Example removed:"): f"Exemple supprimé{NBSP}:",  # fr13
     ("", "Example reworded:"): f"Exemple reformulé{NBSP}:",  # fr13
+    # diffs15: diff summary, folded moves, typography toggle, pages
+    ("", "%(n)s rule"): ["%(n)s règle", "%(n)s règles"],  # diffs15
+    ("", "text unchanged"): "texte inchangé",  # diffs15
+    (
+        "",
+        "wording unchanged (typography or references only)",
+    ): "formulation inchangée (typographie ou renvois seulement)",  # diffs15
+    ("", "%(n)s rule reworded"): [
+        "%(n)s règle reformulée",
+        "%(n)s règles reformulées",
+    ],  # diffs15
+    ("", "%(n)s added"): ["%(n)s ajoutée", "%(n)s ajoutées"],  # diffs15
+    ("", "%(n)s removed"): ["%(n)s supprimée", "%(n)s supprimées"],  # diffs15
+    ("", "%(n)s renumbered in %(b)s block"): [
+        "%(n)s renumérotées en %(b)s bloc",
+        "%(n)s renumérotées en %(b)s blocs",
+    ],  # diffs15
+    ("", "%(n)s glossary change"): [
+        "%(n)s modification du glossaire",
+        "%(n)s modifications du glossaire",
+    ],  # diffs15
+    ("", "Pages"): "Pages",  # diffs15
+    (
+        "",
+        "Typography changes inside changed rules are not highlighted.",
+    ): "Les changements typographiques dans les règles modifiées ne sont pas surlignés.",  # diffs15
+    ("", "Highlight them too"): "Les surligner aussi",  # diffs15
+    (
+        "",
+        "All changes are highlighted, typography included.",
+    ): "Tous les changements sont surlignés, typographie comprise.",  # diffs15
+    ("", "Highlight wording only"): "Surligner la formulation seulement",  # diffs15
+    ("", "Rules renumbered with their wording unchanged, in %(n)s block."): [
+        "Règles renumérotées sans changement de formulation, en %(n)s bloc.",
+        "Règles renumérotées sans changement de formulation, en %(n)s blocs.",
+    ],  # diffs15
+    (
+        "",
+        "What changed in the latest release",
+    ): "Ce qui a changé dans la dernière version",  # diffs15
+    ("", "All changes since %(a)s"): "Tous les changements depuis le %(a)s",  # diffs15
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

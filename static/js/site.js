@@ -119,3 +119,21 @@
     if (status) status.textContent = status.getAttribute(shown === 1 ? "data-one" : "data-many").replace("#", shown);
   });
 })();
+
+// A link to a folded item (a move block, folded noise) opens the <details> around it, on any
+// page: browsers do not all open a closed <details> for its target.
+(function () {
+  "use strict";
+  function openTarget() {
+    var id = location.hash.slice(1);
+    var el = id && document.getElementById(decodeURIComponent(id));
+    var opened = false;
+    for (var d = el && el.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) {
+      if (!d.open) { d.open = true; opened = true; }
+    }
+    if (opened) el.scrollIntoView();
+  }
+  window.addEventListener("hashchange", openTarget);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", openTarget);
+  else openTarget();
+})();
