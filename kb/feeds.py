@@ -1,7 +1,7 @@
-"""Atom feeds for following changes: a rule's history (every release that changed it).
+"""Atom feeds for following changes: the releases (each with its summary and diff link), and
+a rule's history (every release that changed it, with the change's word diff).
 
-Built on django.contrib.syndication, which writes valid Atom; each entry links to the rule as
-that release has it, and carries the change's word diff.
+Built on django.contrib.syndication, which writes valid Atom.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import datetime as dt
 
 from django.contrib.syndication.views import Feed
 from django.http import Http404, HttpRequest
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import conditional_escape, escape
@@ -18,8 +19,64 @@ from django.utils.translation import gettext as _
 
 from . import selectors
 from .crtext.numbers import is_number
-from .history import HistoryItem, rule_history
-from .templatetags.kb_tags import kind_labels, longdate
+from .history import HistoryItem, cached_summary, rule_history
+from .models import Release
+from .templatetags.kb_tags import kind_labels, longdate, set_name
+
+#: Releases in the feed: the latest ones (each summary is a diff, cached per archive state).
+RELEASES_IN_FEED = 20
+
+
+class ReleasesFeed(Feed):
+    feed_type = Atom1Feed
+    author_name = "Rules KB"
+
+    def title(self) -> str:
+        return _("Comprehensive Rules releases")
+
+    def subtitle(self) -> str:
+        return _("Each new release of the Magic: The Gathering Comprehensive Rules: what changed.")
+
+    def link(self) -> str:
+        return reverse("kb:releases")
+
+    def feed_url(self) -> str:
+        return reverse("kb:releases_feed")
+
+    def items(self) -> list[tuple[Release, Release | None]]:
+        releases = selectors.Releases.load().all  # oldest first
+        pairs = [(r, releases[i - 1] if i else None) for i, r in enumerate(releases)]
+        return pairs[::-1][:RELEASES_IN_FEED]
+
+    def item_title(self, item: tuple[Release, Release | None]) -> str:
+        release = item[0]
+        name = set_name(release)
+        date = longdate(release.effective_date)
+        return (
+            _("Release of %(date)s (%(set)s)") % {"date": date, "set": name}
+            if name
+            else _("Release of %(date)s") % {"date": date}
+        )
+
+    def item_link(self, item: tuple[Release, Release | None]) -> str:
+        release, previous = item
+        if previous is None:
+            return reverse("kb:contents", args=[release.effective_date.isoformat()])
+        dates = [previous.effective_date.isoformat(), release.effective_date.isoformat()]
+        return reverse("kb:diff", args=dates)
+
+    def item_description(self, item: tuple[Release, Release | None]) -> str:
+        release, previous = item
+        if previous is None:
+            return escape(_("The first release of the archive."))
+        return render_to_string(
+            "includes/diff_summary.html", {"summary": cached_summary(previous, release)}
+        )
+
+    def item_updateddate(self, item: tuple[Release, Release | None]) -> dt.datetime:
+        return dt.datetime.combine(item[0].effective_date, dt.time(), tzinfo=dt.UTC)
+
+    item_pubdate = item_updateddate
 
 
 class RuleHistoryFeed(Feed):

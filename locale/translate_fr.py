@@ -122,6 +122,14 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "%(n)s matching entries"): "%(n)s entrées trouvées",
     ("", "%(n)s entry"): ["%(n)s entrée", "%(n)s entrées"],
     # feeds (issue 15)
+    ("", "Comprehensive Rules releases"): "Versions des Règles complètes",
+    (
+        "",
+        "Each new release of the Magic: The Gathering Comprehensive Rules: what changed.",
+    ): f"Chaque nouvelle version des Règles complètes de Magic: The Gathering{NBSP}: ce qui a changé.",
+    ("", "Release of %(date)s (%(set)s)"): "Version du %(date)s (%(set)s)",
+    ("", "Release of %(date)s"): "Version du %(date)s",
+    ("", "The first release of the archive."): "La première version de l’archive.",
     ("", "No rule %(n)s in the current release."): "Aucune règle %(n)s dans la version en vigueur.",
     ("", "was %(n)s"): "était %(n)s",
     (

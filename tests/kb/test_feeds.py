@@ -56,3 +56,23 @@ def test_pages_announce_the_feed_and_unknown_rules_have_none(client: Client) -> 
         assert f'{link} title="History of rule 602.2a" {href}>' in html
     assert link not in client.get("/en/2010-04-23/rules/602.2a/").content.decode()  # pinned
     assert client.get("/en/rules/999.9z/history.atom").status_code == 404
+
+
+def test_the_releases_feed_gives_each_releases_summary_and_diff(client: Client) -> None:
+    from kb.models import Release
+
+    feed = _parse(client, "/en/releases.atom")
+    assert feed.feed.title == "Comprehensive Rules releases"
+    dates = list(
+        Release.objects.order_by("-effective_date").values_list("effective_date", flat=True)
+    )
+    assert [e.updated[:10] for e in feed.entries] == [d.isoformat() for d in dates[:20]]
+    latest = feed.entries[0]
+    assert latest.link == f"http://testserver/en/diff/{dates[1]}..{dates[0]}/"
+    home = client.get("/en/").content.decode()
+    summary = re.search(r'<p class="diff-summary">(.*?)</p>', home).group(1)
+    assert summary in latest.summary and "rules reworded" in summary
+    # Every page announces it.
+    assert 'type="application/atom+xml" title="Comprehensive Rules releases"' in home
+    french = _parse(client, "/fr/releases.atom")
+    assert french.feed.title == "Versions des Règles complètes"
