@@ -11,7 +11,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count
 
 from kb.crtext.numbers import kind_of, parent_of
-from kb.models import RuleNumber
+from kb.models.versioning import valid_on
 
 from .headings import heading_title
 from .models import Card, LinkKind, Ruling, RulingLink
@@ -38,7 +38,7 @@ def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list
 def rulings_above(number: str, date: object) -> list[tuple[str, int]]:
     """(number, rulings linked to it) for the rule and chapter above a subrule, nearest
     first, those that have any: many rulings are linked at the chapter ("602") or the rule
-    ("702.19"), and a reader on 602.2a should reach them. Two queries."""
+    ("702.19"), and a reader on 602.2a should reach them. One query."""
     above = []
     parent = parent_of(number)
     while parent and kind_of(parent) != "section":
@@ -46,17 +46,16 @@ def rulings_above(number: str, date: object) -> list[tuple[str, int]]:
         parent = parent_of(parent)
     if not above:
         return []
-    lineages = dict(
-        RuleNumber.objects.as_of(date).filter(number__in=above).values_list("lineage_id", "number")
-    )
     counts = (
-        RulingLink.objects.filter(lineage_id__in=lineages)
+        RulingLink.objects.filter(
+            valid_on(date, prefix="lineage__numbers__"), lineage__numbers__number__in=above
+        )
         .exclude(kind=LinkKind.REJECTED)
-        .values("lineage_id")
+        .values("lineage__numbers__number")
         .annotate(n=Count("id"))
-        .values_list("lineage_id", "n")
+        .values_list("lineage__numbers__number", "n")
     )
-    found = {lineages[lineage]: n for lineage, n in counts}
+    found = dict(counts)
     return [(n, found[n]) for n in above if found.get(n)]
 
 

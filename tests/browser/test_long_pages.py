@@ -47,7 +47,7 @@ def test_copy_the_citation_and_follow_the_feed(page, server_url) -> None:
     expect(button).to_have_text("Copied")
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("CR 602.2a (") and copied.endswith("/rules/602.2a/")
-    feed = page.locator('link[rel="alternate"][type="application/atom+xml"]')
+    feed = page.locator('link[rel="alternate"][type="application/atom+xml"][href$="history.atom"]')
     href = feed.get_attribute("href")
     with urllib.request.urlopen(server_url + href) as response:
         parsed = feedparser.parse(response.read())

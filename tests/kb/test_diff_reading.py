@@ -5,8 +5,10 @@ reachable, and the summary on the diff and home pages."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from kb.archive.importer import Importer, text_checksum
@@ -77,7 +79,9 @@ def test_the_tokens_release_moves_fold_into_blocks_after_the_real_changes(client
     )
     # The moved chapter 111 -> 112 is in its block, and a link to it opens the block.
     assert any('<article class="diff-item status-moved" id="r-112">' in b for b in blocks)
-    assert 'closest("details")' in html
+    # (site.js, on every page: no inline script)
+    site_js = (Path(settings.BASE_DIR) / "static" / "js" / "site.js").read_text(encoding="utf-8")
+    assert 'closest("details")' in site_js and "/static/js/site.js" in html
 
 
 def test_the_summary_numbers_of_the_tokens_release(client: Client) -> None:

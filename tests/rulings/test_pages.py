@@ -113,6 +113,10 @@ def test_card_and_rule_pages_use_constant_queries(client: Client) -> None:
     few = queries(client, "/en/current/rules/607/")
     lots = queries(client, "/en/current/rules/603/")
     assert few == lots
+    # A subrule leads to the rulings above it in one more query, whatever their number.
+    assert queries(client, "/en/current/rules/602.2a/") == queries(
+        client, "/en/current/rules/702.19b/"
+    )
 
 
 def test_keyword_rules_and_glossary_show_the_french_term(client: Client) -> None:
