@@ -446,7 +446,9 @@ def _leading_term(index: dict, stems: dict, key: str):
 def _stems(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
     """The glossary's names by the stems of their words: "destroying" asks for Destroy."""
     out: dict[str, tuple[str, list[str]]] = {}
-    for key, target in _glossary_targets(date, sha256).items():
+    # Shortest names first: "abandon" stands for Abandon, not for a longer name sharing its
+    # stem ("abandoned" in another entry).
+    for key, target in sorted(_glossary_targets(date, sha256).items(), key=lambda kv: len(kv[0])):
         out.setdefault(stem_words(key), target)
     return out
 
