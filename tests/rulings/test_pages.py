@@ -18,11 +18,15 @@ def client(cards) -> Client:
 
 
 def queries(client: Client, url: str) -> int:
-    """Queries of a page once per-process caches are warm (the glossary term index)."""
+    """Queries of a page once per-process caches are warm (the glossary term index): the least
+    of two reads (the vocabulary's stamp is re-read every 2 s and may fall in one)."""
     client.get(url)
-    with CaptureQueriesContext(connection) as ctx:
-        assert client.get(url).status_code == 200
-    return len(ctx.captured_queries)
+    seen = []
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(url).status_code == 200
+        seen.append(len(ctx.captured_queries))
+    return min(seen)
 
 
 def test_card_page_names_texts_symbols_and_rulings_in_context(client: Client) -> None:
@@ -113,10 +117,29 @@ def test_card_and_rule_pages_use_constant_queries(client: Client) -> None:
     few = queries(client, "/en/current/rules/607/")
     lots = queries(client, "/en/current/rules/603/")
     assert few == lots
-    # A subrule leads to the rulings above it in one more query, whatever their number.
-    assert queries(client, "/en/current/rules/602.2a/") == queries(
-        client, "/en/current/rules/702.19b/"
+    # A subrule's panel with none of its own: its count, then the rulings above it in one
+    # query, whatever their number (525 on chapter 602, 99 on rule 702.19). The panel alone:
+    # the pages' own reads differ with their references.
+    assert _panel_queries("602.2a") == _panel_queries("702.19b") == 2
+
+
+def _panel_queries(number: str) -> int:
+    from django.test import RequestFactory
+
+    from kb import hooks, selectors
+    from kb.models import RuleNumber
+    from rulings.hooks import rulings_on_this_rule
+
+    releases = selectors.Releases.load()
+    current = releases.current
+    lineage = RuleNumber.objects.as_of(current.effective_date).get(number=number).lineage_id
+    page = hooks.RulePage(
+        RequestFactory().get(f"/en/rules/{number}/"), lineage, number, current, True, releases
     )
+    rulings_on_this_rule(page)  # warm per-process caches
+    with CaptureQueriesContext(connection) as ctx:
+        assert rulings_on_this_rule(page) is not None
+    return len(ctx.captured_queries)
 
 
 def test_keyword_rules_and_glossary_show_the_french_term(client: Client) -> None:
