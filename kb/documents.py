@@ -42,7 +42,7 @@ def _overlap(
     return (start, end) if end is None or start < end else None
 
 
-def _is_heading(kind: str, text: str) -> bool:
+def is_heading(kind: str, text: str) -> bool:
     """Section and chapter titles, and rules that only name a keyword ("702.19. Trample")."""
     if kind in ("section", "chapter"):
         return True
@@ -94,7 +94,7 @@ def rule_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
                 key=f"{v['id']}-{n['id']}",
                 group=str(v["lineage_id"]),
                 titles={
-                    SOURCE: text if _is_heading(n["kind"], text) else "",
+                    SOURCE: text if is_heading(n["kind"], text) else "",
                     "fr": " · ".join(french.get(v["lineage_id"], [])),
                 },
                 bodies=_by_language(v, "text"),

@@ -25,7 +25,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from config import languages
-from kb.crtext.numbers import kind_of, parent_of, sort_key
+from kb.crtext.numbers import ancestors_of, kind_of, parent_of, sort_key
 from search.analysis import fold
 
 from .archive.texts import analyse
@@ -260,11 +260,7 @@ def entries_for(number: str, date: dt.date) -> list[Entry]:
 
 def headings(number: str, date: dt.date) -> list[Entry]:
     """The ancestors of `number` (section, chapter, rule) with their titles/texts."""
-    ancestors = []
-    parent = parent_of(number)
-    while parent:
-        ancestors.append(parent)
-        parent = parent_of(parent)
+    ancestors = ancestors_of(number)
     if not ancestors:
         return []
     return _entries(

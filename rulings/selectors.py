@@ -10,7 +10,7 @@ from typing import TypeVar
 from django.core.paginator import Page, Paginator
 from django.db.models import Count
 
-from kb.crtext.numbers import kind_of, parent_of
+from kb.crtext.numbers import ancestors_of, kind_of
 from kb.models.versioning import valid_on
 
 from .headings import heading_title
@@ -39,11 +39,7 @@ def rulings_above(number: str, date: object) -> list[tuple[str, int]]:
     """(number, rulings linked to it) for the rule and chapter above a subrule, nearest
     first, those that have any: many rulings are linked at the chapter ("602") or the rule
     ("702.19"), and a reader on 602.2a should reach them. One query."""
-    above = []
-    parent = parent_of(number)
-    while parent and kind_of(parent) != "section":
-        above.append(parent)
-        parent = parent_of(parent)
+    above = [n for n in ancestors_of(number) if kind_of(n) != "section"]
     if not above:
         return []
     counts = (

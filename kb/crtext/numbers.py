@@ -56,6 +56,16 @@ def parent_of(number: str) -> str | None:
     return None
 
 
+def ancestors_of(number: str) -> list[str]:
+    """Every structural parent, nearest first: 602.2a -> [602.2, 602, 6]."""
+    out = []
+    parent = parent_of(number)
+    while parent:
+        out.append(parent)
+        parent = parent_of(parent)
+    return out
+
+
 @lru_cache(maxsize=20_000)
 def chapter_of(number: str) -> str:
     """The chapter ("602") a number lives in; sections answer their own digit."""

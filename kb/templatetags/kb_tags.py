@@ -145,7 +145,7 @@ def chapter_index(entries: list) -> list[dict[str, object]]:
     under /fr/ where one is known), any other rule by its first words."""
     from django.utils.html import format_html
 
-    from kb.documents import HEADING_MAX
+    from kb.documents import is_heading
 
     french = (get_language() or "en")[:2] == "fr"
     out = []
@@ -153,7 +153,7 @@ def chapter_index(entries: list) -> list[dict[str, object]]:
         if e.kind != "rule":
             continue
         text = str(e.text).strip()
-        heading = len(text) <= HEADING_MAX and not text.endswith((".", ":"))
+        heading = is_heading(e.kind, text)
         if heading:
             fr = _french_title(e) if french else ""
             label = (

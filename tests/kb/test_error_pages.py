@@ -6,20 +6,13 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
-from tests.kb.helpers import DEMO, clear_archive, run
+from tests.kb.test_pages_demo import client  # noqa: F401 - the demo archive and a client
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def client(db) -> Client:
-    clear_archive()
-    run("import_rules", str(DEMO))
-    return Client()
-
-
 @pytest.mark.parametrize("debug", [True, False])
-def test_unknown_addresses_show_the_sites_404_page(client: Client, debug: bool) -> None:
+def test_unknown_addresses_show_the_sites_404_page(client: Client, debug: bool) -> None:  # noqa: F811
     with override_settings(DEBUG=debug):
         en = client.get("/en/no-such-page/")
         fr = client.get("/fr/no-such-page/")
@@ -37,7 +30,7 @@ def test_unknown_addresses_show_the_sites_404_page(client: Client, debug: bool) 
     assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
 
 
-def test_known_addresses_still_redirect_to_their_slash_and_language(client: Client) -> None:
+def test_known_addresses_still_redirect_to_their_slash_and_language(client: Client) -> None:  # noqa: F811
     with override_settings(DEBUG=True):
         assert client.get("/en/rules/602").url == "/en/rules/602/"
         assert client.get("/rules/602/", HTTP_ACCEPT_LANGUAGE="fr").url == "/fr/rules/602/"

@@ -26,7 +26,7 @@ from kb.french_status import FrenchText, french_states, rule_french_states, work
 from kb.models import RuleVersion
 from kb.selectors import rule_version
 from tests.crtext.french_fixtures import french_document, requires_seed
-from tests.kb.helpers import run
+from tests.kb.helpers import page_queries, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db, requires_seed]
 
@@ -301,16 +301,7 @@ def test_pages_with_french_cost_the_same_queries(french, client) -> None:
     urls = ("/en/rules/702/", "/en/rules/602/", "/fr/2010-04-23/rules/602/", "/en/rules/602.2a/")
 
     def measure() -> dict[str, int]:
-        counts = {}
-        for url in urls:
-            client.get(url)  # warm per-process caches
-            seen = []
-            for _ in range(2):  # the vocabulary's stamp is re-read every 2 s: it may fall in one
-                with CaptureQueriesContext(connection) as queries:
-                    assert client.get(url).status_code == 200
-                seen.append(len(queries))
-            counts[url] = min(seen)
-        return counts
+        return {url: page_queries(client, url) for url in urls}
 
     with_french = measure()
     assert 'class="entries bilingual fr-first"' in client.get(urls[2]).content.decode()
@@ -333,13 +324,8 @@ def test_the_worklist_is_paged_keeping_its_groups_counts_and_filter(french, clie
     assert "Page 1 of 16" in first and "Rules 1–200 of 3154 to do" in first
     seen, queries = [], []
     for n in range(1, 17):
-        client.get("/en/translation/", {"page": n})  # warm per-process caches
-        counted = []
-        for _ in range(2):  # the least of two reads: a stamp re-read every 2 s may fall in one
-            with CaptureQueriesContext(connection) as captured:
-                html = client.get("/en/translation/", {"page": n}).content.decode()
-            counted.append(len(captured))
-        queries.append(min(counted))
+        queries.append(page_queries(client, "/en/translation/", {"page": n}))
+        html = client.get("/en/translation/", {"page": n}).content.decode()
         rows = _worklist_rows(html)
         assert len(rows) == (200 if n < 16 else 154)
         seen += rows

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
+
+from tests.kb.helpers import page_queries
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -88,15 +88,8 @@ def test_same_small_number_of_queries_for_small_and_large_pages(
     from kb import hooks
 
     monkeypatch.setattr(hooks, "_rule_panels", [])
-    counts = {}
-    for url in ("/en/current/rules/", "/en/rules/702/", "/en/rules/100/", "/en/rules/602.2a/"):
-        client.get(url)  # warm per-process caches
-        seen = []
-        for _ in range(2):  # the vocabulary's stamp is re-read every 2 s: it may fall in one
-            with CaptureQueriesContext(connection) as queries:
-                assert client.get(url).status_code == 200
-            seen.append(len(queries))
-        counts[url] = min(seen)
+    urls = ("/en/current/rules/", "/en/rules/702/", "/en/rules/100/", "/en/rules/602.2a/")
+    counts = {url: page_queries(client, url) for url in urls}
     assert counts["/en/rules/702/"] == counts["/en/rules/100/"] == counts["/en/rules/602.2a/"]
     # 11: one query more since the French state of the entries is read (issue 13).
     assert counts["/en/rules/702/"] <= 11 and counts["/en/current/rules/"] <= 3
@@ -153,7 +146,8 @@ def test_cite_canonical_and_alternates(client: Client) -> None:
     assert 'hreflang="fr" href="http://testserver/fr/2024-06-07/rules/602.2a/"' in html
 
 
-def test_french_interface_dates_and_notice(client: Client) -> None:
+def test_french_interface_dates_and_notice(client: Client, cards) -> None:
+    """(`cards`: the glosses and French names come from the vocabulary the cards give.)"""
     html = client.get("/fr/rules/602.2a/").content.decode()
     assert '<html lang="fr">' in html
     assert "Règle 602.2a" in html and "Sommaire" in html and "Glossaire" in html
@@ -207,7 +201,7 @@ def test_nothing_is_loaded_from_another_site(client: Client) -> None:
         assert "@import" not in html
 
 
-def test_a_chapter_page_indexes_its_rules(client: Client) -> None:
+def test_a_chapter_page_indexes_its_rules(client: Client, cards) -> None:
     """702's keywords in an index (French names first under /fr/); a chapter of sentences by
     their first words; each entry links to its rule on the page (issue 15)."""
     from kb.models import Release, RuleNumber

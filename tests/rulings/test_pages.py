@@ -9,6 +9,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from tests.kb.helpers import page_queries
+
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
@@ -17,16 +19,7 @@ def client(cards) -> Client:
     return Client()
 
 
-def queries(client: Client, url: str) -> int:
-    """Queries of a page once per-process caches are warm (the glossary term index): the least
-    of two reads (the vocabulary's stamp is re-read every 2 s and may fall in one)."""
-    client.get(url)
-    seen = []
-    for _ in range(2):
-        with CaptureQueriesContext(connection) as ctx:
-            assert client.get(url).status_code == 200
-        seen.append(len(ctx.captured_queries))
-    return min(seen)
+queries = page_queries  # warm caches, then the least of two reads
 
 
 def test_card_page_names_texts_symbols_and_rulings_in_context(client: Client) -> None:
