@@ -18,6 +18,7 @@ kb reads its own VocabularyTerm only: the rulings app fills it, kb never imports
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import time
 from collections.abc import Iterable
@@ -219,12 +220,30 @@ def _stamp() -> tuple[object, ...]:
     return stamp
 
 
+def vocabulary_stamp() -> tuple[object, ...]:
+    """What changes when the shown vocabulary does: a digest of its rows (a check, an edit, a
+    rebuild), recomputed when the stamp moves (at least every minute). Keys cached pages."""
+    return _digest(_stamp())
+
+
+@functools.lru_cache(maxsize=2)
+def _digest(stamp: tuple[object, ...]) -> tuple[object, ...]:
+    rows = (
+        VocabularyTerm.objects.shown()
+        .order_by("id")
+        .values_list("id", "lineage_id", "en", "fr", "kind", "checked", "edited", "source")
+    )
+    digest = hashlib.blake2b(repr(list(rows)).encode(), digest_size=12).hexdigest()
+    return (*stamp[:3], digest)
+
+
 def forget() -> None:
     """Drop what this process memoised of the vocabulary (kb.editing.purge_caches)."""
     global _checked
     _checked = None
     _glossary.cache_clear()
     _titles.cache_clear()
+    _digest.cache_clear()
 
 
 @functools.lru_cache(maxsize=2)

@@ -514,17 +514,19 @@ def _initials(first: str, last: str) -> str:
 
 def archive_generation() -> str:
     """Changes whenever a release is imported, replaced or removed, or a maintainer edits a
-    text (keys diff caches: a cached diff must never show a text as it was before an edit).
-    Two queries: the releases' stamp with the latest edits, and the last import record."""
+    text (keys diff and page caches: a cached page must never show a text as it was before an
+    edit). One query: the releases' stamp with the latest edits and the last import record."""
     state = Release.objects.aggregate(
         n=Count("id"),
         last=Max("imported_at"),
         rule_edit=Max(_latest_edit(RuleVersion)),
         term_edit=Max(_latest_edit(GlossaryVersion)),
+        record=Max(Subquery(ImportRecord.objects.order_by("-id").values("id")[:1])),
     )
-    record = ImportRecord.objects.aggregate(last=Max("id"))["last"]
     stamp = state["last"].timestamp() if state["last"] else 0
-    return f"{state['n']}-{stamp:.6f}-{record}-{state['rule_edit']}-{state['term_edit']}"
+    return (
+        f"{state['n']}-{stamp:.6f}-{state['record']}-{state['rule_edit']}-{state['term_edit']}"
+    )
 
 
 def _latest_edit(model: type) -> Subquery:

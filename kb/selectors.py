@@ -236,11 +236,13 @@ def contents(date: dt.date) -> list[Entry]:
     )
 
 
-def entries_for(number: str, date: dt.date) -> list[Entry]:
+def entries_for(number: str, date: dt.date, *, alone: bool = False) -> list[Entry]:
     """The entries a page for `number` shows: a section's chapters, a chapter's rules,
-    subrules and examples, a rule with its subrules, or one subrule."""
+    subrules and examples, a rule with its subrules, or one subrule (`alone`: only its own)."""
     kind = kind_of(number)
-    if kind == "section":
+    if alone:
+        where = Q(lineage__numbers__number=number)
+    elif kind == "section":
         where = Q(lineage__numbers__number=number) | Q(
             lineage__numbers__kind="chapter", lineage__numbers__number__startswith=number
         )

@@ -5,19 +5,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from django.core.cache import cache
-from django.core.cache.utils import make_template_fragment_key
 from django.core.paginator import Page
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from search.analysis import fold
 
-from . import glosses, hooks, selectors
+from . import fragments, glosses, hooks, selectors
 from .crtext.numbers import is_number, kind_of
 from .french_status import (
     STATES,
@@ -206,29 +206,26 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
     page = _page(request, release, lambda t: reverse("kb:rule", args=[t, number]))
     if isinstance(page, HttpResponse):
         return page
-    entries = selectors.entries_for(number, page.date) if is_number(number) else []
+    kind = kind_of(number) if is_number(number) else ""
+    body = _chapter_body(page, number) if kind == "chapter" else None
+    if body is None:
+        entries = selectors.entries_for(number, page.date) if kind else []
+    else:  # the chapter's entries were rendered now, or come from the cache: its title needed
+        entries = body.entries or selectors.entries_for(number, page.date, alone=True)
     main = next((e for e in entries if e.number == number), None)
     if main is None:
         return _missing_rule(page, number)
-    french = french_states([e.version for e in entries], page.date)
-    selectors.render_entries(
-        entries,
-        page.date,
-        page.rule_url,
-        selectors.glossary_linker(page.release, page.term_url),
-        french=french,
-    )
-    selectors.attach_french(entries)
-    bilingual = any(f.text for f in french.values())
-    show_anomalies = bilingual and request.user.is_staff
-    if show_anomalies:
-        attach_anomalies((e.number, e.fr) for e in entries if e.fr)
-    glossed = page.gloss(entries)
+    children = [e for e in entries if e is not main]
+    if body is None:
+        bilingual, show_anomalies, glossed = _prepare_entries(page, entries)
+    else:
+        bilingual, show_anomalies, glossed = body.flags
+        if not body.entries:
+            _prepare_entries(page, [main])
     headings = selectors.headings(number, page.date)
-    for e in [*entries, *headings]:
+    for e in [main, *headings]:
         e.url = page.rule_url(e.number)
     previous, following = selectors.neighbours(number, page.date)
-    kind = kind_of(number)
     return render(
         request,
         f"kb/{kind}.html",
@@ -236,7 +233,8 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             number=number,
             main=main,
             entries=entries,
-            children=[e for e in entries if e is not main],
+            children=children,
+            body=body.html if body else None,
             headings=headings,
             previous=previous,
             following=following,
@@ -254,6 +252,57 @@ def rule(request: HttpRequest, number: str, release: str = "current") -> HttpRes
             glossed=glossed,
         ),
     )
+
+
+def _prepare_entries(page: _Page, entries: list[selectors.Entry]) -> tuple[bool, bool, bool]:
+    """Render the entries' texts with their references, French texts (anomalies for staff) and
+    glosses under /fr/; (the page is bilingual, shows anomalies, has glosses)."""
+    french = french_states([e.version for e in entries], page.date)
+    selectors.render_entries(
+        entries,
+        page.date,
+        page.rule_url,
+        selectors.glossary_linker(page.release, page.term_url),
+        french=french,
+    )
+    selectors.attach_french(entries)
+    bilingual = any(f.text for f in french.values())
+    show_anomalies = bilingual and page.request.user.is_staff
+    if show_anomalies:
+        attach_anomalies((e.number, e.fr) for e in entries if e.fr)
+    for e in entries:
+        e.url = page.rule_url(e.number)
+    return bilingual, show_anomalies, page.gloss(entries)
+
+
+@dataclass
+class _ChapterBody:
+    html: str
+    flags: tuple[bool, bool, bool]  # what _prepare_entries says of the whole chapter
+    entries: list[selectors.Entry] = field(default_factory=list)  # when rendered now
+
+
+def _chapter_body(page: _Page, number: str) -> _ChapterBody:
+    """A chapter's index and entries, rendered once per archive and vocabulary state
+    (kb.fragments): 702's 1,250 entries cost most of a second to read, render and gloss."""
+    request = page.request
+    loaded: list[selectors.Entry] = []
+
+    def build() -> _ChapterBody:
+        loaded.extend(selectors.entries_for(number, page.date))
+        flags = _prepare_entries(page, loaded)
+        context = {
+            "children": [e for e in loaded if e.number != number],
+            "bilingual": flags[0],
+            "show_anomalies": flags[1],
+            "french_first": request.LANGUAGE_CODE == "fr",
+        }
+        return _ChapterBody(render_to_string("kb/chapter_body.html", context, request), flags)
+
+    parts = ("chapter", page.token, number, request.LANGUAGE_CODE, request.user.is_staff)
+    body, _ = fragments.cached(parts, build)
+    body.entries = loaded
+    return body
 
 
 def _bilingual(bilingual: bool, main: selectors.Entry, show_anomalies: bool) -> dict[str, object]:
@@ -292,20 +341,30 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary", args=[t]))
     if isinstance(page, HttpResponse):
         return page
-    terms = selectors.glossary(page.date, page.rule_url)
     lang = request.LANGUAGE_CODE
     query = request.GET.get("q", "").strip()
-    terms = glosses.order_glossary(terms, lang, query)
-    glossed = page.gloss(terms)
-    letters: dict[str, list[selectors.Term]] = {}
-    for t in terms:
-        letters.setdefault(fold(glosses.sort_name(t, lang)[:1]).upper(), []).append(t)
+
+    def build() -> tuple[str, int, bool]:
+        terms = glosses.order_glossary(selectors.glossary(page.date, page.rule_url), lang, query)
+        glossed = page.gloss(terms)
+        letters: dict[str, list[selectors.Term]] = {}
+        for t in terms:
+            letters.setdefault(fold(glosses.sort_name(t, lang)[:1]).upper(), []).append(t)
+        context = page.context(letters=letters, french_first=lang == "fr")
+        return render_to_string("kb/glossary_body.html", context, request), len(terms), glossed
+
+    # The whole list (some 700 entries, glossed under /fr/) is rendered once per archive and
+    # vocabulary state; a filtered one (?q=, the form without JS) each time.
+    if query:
+        html, count, glossed = build()
+    else:
+        (html, count, glossed), _ = fragments.cached(("glossary", page.token, lang), build)
     return render(
         request,
         "kb/glossary.html",
         page.context(
-            letters=letters,
-            count=len(terms),
+            body=html,
+            count=count,
             glossed=glossed,
             glossary_query=query,
             french_first=lang == "fr",
@@ -396,64 +455,65 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     if (old, new) != canonical:
         query = f"?{request.GET.urlencode()}" if request.GET else ""
         return redirect(reverse("kb:diff", args=list(canonical)) + query)
+    fold = request.GET.get("typography") != "all"
+    section, number = request.GET.get("section", ""), request.GET.get("page", "")
+    # Everything under the title is rendered once per archive and vocabulary state: a big
+    # diff's thousands of items, their word diffs and pages cost far more than the rest.
+    parts = ("diff", get_language(), *canonical, section[:12], number[:4], fold)
+    content, _ = fragments.cached(
+        parts, lambda: _diff_content(request, a, b, section, number, fold)
+    )
+    return render(request, "kb/diff.html", {"old": a, "new": b, "content": content})
+
+
+def _diff_content(
+    request: HttpRequest, a: Release, b: Release, chosen: str, raw_page: str, fold: bool
+) -> str:
     result = diff_between(a, b)
     sectioned = result.sectioned
-    chosen = request.GET.get("section", "") if sectioned else ""
+    chosen = chosen if sectioned else ""
     pages = result.pages(chosen) if chosen else []
     if not pages:
         chosen = ""
-    number = _page_number(request.GET.get("page", ""), len(pages))
+    number = _page_number(raw_page, len(pages))
     page = pages[number - 1] if pages else None
     if not sectioned:
         shown, terms = result.items, result.terms
     else:
         shown = page.items if page else []
         terms = page.terms if page else []
-    fold = request.GET.get("typography") != "all"
-    # The items' part of the page is cached per archive state (kb/diff.html): word diffs
-    # and some 200 items rendered cost more than all the rest of the page.
-    body_key = "-".join(
-        [get_language(), *canonical, chosen, str(number), str(fold), result.generation]
-    )
     # Sections and chapters titled like the rule pages (entry_title: French under /fr/).
     headings = {e.number: e for e in selectors.contents(b.effective_date)}
-    if cache.get(make_template_fragment_key("diff_body", [body_key])) is None:
-        render_item_diffs(shown, terms, fold_typography=fold)
-        a_prefix = reverse("kb:rule", args=[canonical[0], "0"])[:-2]
-        b_prefix = reverse("kb:rule", args=[canonical[1], "0"])[:-2]
-        for item in shown:
-            item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
-            item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
-            item.heading = headings.get(item.new_number) if item.kind == "chapter" else None
+    render_item_diffs(shown, terms, fold_typography=fold)
+    a_prefix = reverse("kb:rule", args=[a.effective_date.isoformat(), "0"])[:-2]
+    b_prefix = reverse("kb:rule", args=[b.effective_date.isoformat(), "0"])[:-2]
+    for item in shown:
+        item.old_url = f"{a_prefix}{item.old_number}/" if item.old_number else ""
+        item.new_url = f"{b_prefix}{item.new_number}/" if item.new_number else ""
+        item.heading = headings.get(item.new_number) if item.kind == "chapter" else None
     overview = diff_overview(result)
-    return render(
-        request,
-        "kb/diff.html",
-        {
-            "old": a,
-            "new": b,
-            "counts": overview.counts,
-            "summary": overview.summary,
-            "total": len(result.items),
-            "sectioned": sectioned,
-            "chosen": chosen,
-            "pages": pages,
-            "page": page,
-            "fold": fold,
-            "body_key": body_key,
-            "query": _diff_query(chosen, number if len(pages) > 1 else 0),
-            "section_counts": [
-                (s, headings.get(s), n, noise) for s, _, n, noise in overview.sections
-            ],
-            "groups": _diff_groups(shown, headings),
-            "blocks": move_blocks(shown),
-            "show_terms": bool(terms),
-            "real_terms": [t for t in terms if not t.noise],
-            "noise_terms": [t for t in terms if t.noise],
-            "all_real_terms": overview.terms,
-            "all_noise_terms": overview.noise_terms,
-        },
-    )
+    context = {
+        "old": a,
+        "new": b,
+        "counts": overview.counts,
+        "summary": overview.summary,
+        "total": len(result.items),
+        "sectioned": sectioned,
+        "chosen": chosen,
+        "pages": pages,
+        "page": page,
+        "fold": fold,
+        "query": _diff_query(chosen, number if len(pages) > 1 else 0),
+        "section_counts": [(s, headings.get(s), n, noise) for s, _, n, noise in overview.sections],
+        "groups": _diff_groups(shown, headings),
+        "blocks": move_blocks(shown),
+        "show_terms": bool(terms),
+        "real_terms": [t for t in terms if not t.noise],
+        "noise_terms": [t for t in terms if t.noise],
+        "all_real_terms": overview.terms,
+        "all_noise_terms": overview.noise_terms,
+    }
+    return render_to_string("kb/diff_content.html", context, request)
 
 
 def _page_number(raw: str, count: int) -> int:

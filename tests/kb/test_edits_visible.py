@@ -61,6 +61,7 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
     diff_url = f"/en/diff/{before.effective_date}..{version.valid_from}/"
     assert Client().get(diff_url).status_code == 200
     assert "quixotrate" not in Client().get(diff_url).content.decode()  # now cached
+    assert "quixotrate" not in Client().get("/en/rules/602/").content.decode()  # cached too
     post_change(
         staff,
         reverse("admin:kb_ruleversion_change", args=[version.pk]),
@@ -70,6 +71,7 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
     )
     try:
         assert "quixotrate" in Client().get("/en/rules/602.2a/").content.decode()
+        assert "quixotrate" in Client().get("/en/rules/602/").content.decode()
         hits = search("quixotrate", "en")
         assert hits and hits[0]["number"] == "602.2a"
         assert "quixotrate" in Client().get(diff_url).content.decode()  # the cache followed
@@ -86,6 +88,7 @@ def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbac
     lineage = RuleNumber.objects.as_of(date).get(number="702.9b").lineage_id
     version = RuleVersion.objects.as_of(date).get(lineage_id=lineage)
     french = "Une créature avec le vol ne peut être bloquée que par un flurbivolant."
+    assert "flurbivolant" not in Client().get("/fr/rules/702/").content.decode()  # now cached
     post_change(
         staff,
         reverse("admin:kb_ruleversion_change", args=[version.pk]),
@@ -96,6 +99,7 @@ def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbac
     try:
         page = Client().get("/fr/rules/702.9b/")
         assert page.status_code == 200 and french in page.content.decode()
+        assert french in Client().get("/fr/rules/702/").content.decode()
         hits = search("flurbivolant", "fr")
         assert hits and hits[0]["number"] == "702.9b"
     finally:
@@ -109,6 +113,9 @@ def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callback
     original = term.fr
     rule = Client().get("/en/rules/702.9/").content.decode()
     assert f"FR</abbr> {original}" in rule
+    # The chapter and the glossary, read (and cached) before the edit.
+    assert "Volplanure" not in Client().get("/fr/rules/702/").content.decode()
+    assert "Volplanure" not in Client().get("/fr/current/glossary/").content.decode()
     post_change(
         staff,
         reverse("admin:kb_vocabularyterm_change", args=[term.pk]),
@@ -119,6 +126,8 @@ def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callback
     try:
         rule = Client().get("/en/rules/702.9/").content.decode()
         assert "FR</abbr> Volplanure" in rule
+        assert "Volplanure" in Client().get("/fr/rules/702/").content.decode()
+        assert "Volplanure" in Client().get("/fr/current/glossary/").content.decode()
         # The French word now reaches the English rule (its indexed French name).
         hits = search("volplanure", "fr", kind="rule")
         assert hits and hits[0]["number"].startswith("702.9")

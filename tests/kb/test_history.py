@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
 from kb.archive.importer import Importer, text_checksum
 from kb.crtext import parse_text
 from tests.conftest import CR_EN
+from tests.kb.helpers import page_queries
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -164,14 +163,8 @@ def test_releases_link_to_their_diff(client: Client) -> None:
 
 
 def test_constant_queries_for_small_and_large_history_and_diffs(client: Client) -> None:
-    def queries(url: str) -> int:
-        client.get(url)
-        with CaptureQueriesContext(connection) as q:
-            assert client.get(url).status_code == 200
-        return len(q)
-
     counts = {
-        url: queries(url)
+        url: page_queries(client, url)
         for url in (
             "/en/rules/602.2a/history/",
             "/en/rules/100.1/history/",
