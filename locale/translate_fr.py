@@ -949,6 +949,8 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "What changed in the latest release",
     ): "Ce qui a changé dans la dernière version",  # diffs15
     ("", "All changes since %(a)s"): "Tous les changements depuis le %(a)s",  # diffs15
+    # templates/kb/diff.html: the citation of one change of a diff
+    ("", "CR %(n)s, changes %(a)s → %(b)s"): "CR %(n)s, modifications du %(a)s au %(b)s",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

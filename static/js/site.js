@@ -9,23 +9,41 @@
     var box = document.getElementById("q");
     if (box) { event.preventDefault(); box.focus(); box.select(); }
   });
-  // "Copy" buttons copy the citation and pinned URL.
+  // "Copy" buttons copy the citation and pinned URL: the cite box's text, or (a diff item's
+  // "Cite", shown only where this script runs) its citation and the page's URL to its anchor.
+  var citeItems = document.querySelectorAll("button.cite-item");
+  for (var i = 0; i < citeItems.length; i++) citeItems[i].hidden = false;
+  function citation(button) {
+    var holder = button.closest("[data-cite]");
+    if (button.hasAttribute("data-anchor") && holder) {
+      var here = location.origin + location.pathname + location.search;
+      var cite = holder.getAttribute("data-cite").replace("{n}", button.getAttribute("data-n"));
+      return cite + " " + here + "#" + button.getAttribute("data-anchor");
+    }
+    var field = document.querySelector(button.getAttribute("data-copy"));
+    return field ? field.value : null;
+  }
+  function fallback(button, text) {  // no clipboard API: select the text for Ctrl+C
+    var field = document.querySelector(button.getAttribute("data-copy"));
+    if (!field) { window.prompt(button.textContent, text); return; }
+    field.focus(); field.select();
+    try { document.execCommand("copy"); } catch (e) { /* the text stays selected */ }
+  }
   document.addEventListener("click", function (event) {
     var button = event.target.closest("button.copy");
     if (!button) return;
-    var field = document.querySelector(button.getAttribute("data-copy"));
-    if (!field) return;
-    var text = field.value;
+    var text = citation(button);
+    if (text === null) return;
     var done = function () {
       var label = button.textContent;
-      button.textContent = button.getAttribute("data-done") || "Copied";
+      var labels = button.closest("[data-done]");
+      button.textContent = (labels && labels.getAttribute("data-done")) || "Copied";
       setTimeout(function () { button.textContent = label; }, 1500);
     };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () { field.select(); });
+      navigator.clipboard.writeText(text).then(done, function () { fallback(button, text); });
     } else {
-      field.focus(); field.select();
-      try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selected */ }
+      fallback(button, text);
     }
   });
 })();

@@ -30,3 +30,17 @@ def test_move_blocks_expand_and_the_typography_toggle(page, server_url) -> None:
 
     page.goto(server_url + "/en/")
     expect(page.locator(".latest-changes .diff-summary")).to_contain_text("rules reworded")
+
+
+def test_cite_one_change_of_a_diff(page, server_url) -> None:
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(server_url + "/en/diff/2019-06-14..2019-07-12/")
+    item = page.locator("article#r-111\\.10")
+    button = item.locator("button.cite-item")
+    button.click()
+    expect(button).to_have_text("Copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == (
+        f"CR 111.10, changes 2019-06-14 → 2019-07-12 "
+        f"{server_url}/en/diff/2019-06-14..2019-07-12/#r-111.10"
+    )
