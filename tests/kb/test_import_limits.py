@@ -6,6 +6,7 @@ same files with a form error. On the demo set: quick."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -17,7 +18,10 @@ from django.core.management.base import CommandError
 from django.test import Client, override_settings
 
 from kb import limits
+from kb.crtext import CRFormatError
+from kb.crtext.french import parse_french_text
 from kb.crtext.numbers import is_number
+from kb.crtext.pdf import pdf_text
 from kb.documents import rule_url
 from kb.models import Lineage, Release, RuleNumber, RuleVersion
 from roles.groups import MAINTAINERS
@@ -308,3 +312,33 @@ def test_search_page_and_api_answer_with_an_old_too_long_number_stored(
     assert page.status_code == 200 and api.status_code == 200
     assert f"/en/search/?q={LONG_NUMBER}" in page.content.decode()
     assert api.json()["total"] >= 1
+
+
+# -- French documents go through the same limits ---------------------------------------------
+
+FRENCH = (
+    "Magic : l'Assemblée\nRègles complètes\n\nCes règles entrent en vigueur au {date}.\n\n"
+    "1. Concepts\n\n100. Généralités\n\n{rule}\n\nGlossaire\n\nX\nY.\n\nCrédits\n\nZ\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("date", "rule", "expected"),
+    [
+        ("31 décembre 9999", "100.1. Texte.", "line 4: effective date 9999-12-31 is out of range"),
+        ("1er février 2010", "100.123456. Texte.", "line 10: rule number 100.123456… is too long"),
+        ("1er février 2010", "100.1. " + "mot " * 5_001, "line 10: line longer than 20000"),
+    ],
+    ids=["far_date", "long_number", "long_line"],
+)
+def test_a_french_document_past_the_limits_is_refused(date: str, rule: str, expected: str) -> None:
+    good = parse_french_text(FRENCH.format(date="1er février 2010", rule="100.1. Texte."))
+    assert [e.number for e in good.entries] == ["1", "100", "100.1"]
+    with pytest.raises(CRFormatError, match=re.escape(expected)) as exc:
+        parse_french_text(FRENCH.format(date=date, rule=rule), source="regles.txt")
+    assert str(exc.value).startswith("regles.txt, line ")
+
+
+def test_a_pdf_over_the_download_limit_is_refused_before_it_is_read() -> None:
+    with pytest.raises(CRFormatError, match=re.escape("regles.pdf: larger than 30 MB")):
+        pdf_text(b"%PDF-1.7\n" + b"0" * limits.MAX_DOWNLOAD_BYTES, source="regles.pdf")
