@@ -162,6 +162,11 @@ def _oracle_id(obj: dict[str, Any], where: str) -> str | None:
         raise RecordError(where, f"“oracle_id” is not a UUID: {value!r}") from None
 
 
+#: The French texts a card record gives (its other French data, such as a multiverse id, is
+#: not read).
+_FRENCH_TEXTS = ("name", "face_name", "type_line", "text")
+
+
 def card_record(obj: Any, where: str) -> CardRecord:
     """A card from MTGJSON-style (shared data) or Scryfall (oracle-cards) JSON."""
     if isinstance(obj, _Malformed):
@@ -206,7 +211,10 @@ def card_record(obj: Any, where: str) -> CardRecord:
     if fr is not None and not isinstance(fr, dict):
         raise RecordError(where, "“fr” must be an object")
     if fr:
-        wrong = next((k for k, v in fr.items() if v is not None and not isinstance(v, str)), None)
+        wrong = next(
+            (k for k in _FRENCH_TEXTS if fr.get(k) is not None and not isinstance(fr[k], str)),
+            None,
+        )
         if wrong is not None:
             raise RecordError(where, f"fr: “{wrong}” is not text")
         fr = {k: _checked_text(v, k, f"{where}, fr") for k, v in fr.items() if isinstance(v, str)}

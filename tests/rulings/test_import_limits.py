@@ -143,6 +143,7 @@ def test_brackets_inside_strings_are_not_nesting(tmp_path: Path) -> None:
         ({"mana_value": "1"}, "line 2: “mana_value”: mana value is not a number"),
         ({"oracle_id": "not-a-uuid"}, "line 2: “oracle_id” is not a UUID"),
         ({"fr": {"name": 3}}, "line 2: fr: “name” is not text"),
+        ({"fr": {"name": "Foudre", "text": ["x"]}}, "line 2: fr: “text” is not text"),
         ({"fr": "Foudre"}, "line 2: “fr” must be an object"),
         ({"rulings": [{"date": 20091001, "text": "x"}]}, "line 2, ruling 1: “published_at”"),
     ],
