@@ -13,7 +13,6 @@ from pathlib import Path
 
 from kb.limits import (
     MAX_DOWNLOAD_BYTES,
-    MAX_LINE_CHARS,
     MAX_SET_CODE_CHARS,
     MAX_SET_NAME_CHARS,
     MAX_VERSIONS_CSV_BYTES,
@@ -131,7 +130,7 @@ def _csv_text(path: Path, lineno: int, row: dict, column: str, limit: int) -> st
     if not isinstance(value, str):  # a row with more cells than the header: csv gives a list
         raise SourceError(f"{path}, line {lineno}, {column}: not text")
     value = value.strip()
-    if len(value) > min(limit, MAX_LINE_CHARS):
+    if len(value) > limit:
         raise SourceError(
             f"{path}, line {lineno}, {column}: longer than {limit} characters ({len(value)})"
         )

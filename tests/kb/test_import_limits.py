@@ -50,7 +50,10 @@ def line_of(text: str, needle: str) -> int:
 
 
 @pytest.fixture(autouse=True)
-def demo(db) -> None:
+def demo(db, request) -> None:
+    """The demo set alone (the slow test reads the session's full archive instead)."""
+    if request.node.get_closest_marker("slow"):
+        return
     clear_archive()
     run("import_rules", str(DEMO))
 
@@ -342,3 +345,18 @@ def test_a_french_document_past_the_limits_is_refused(date: str, rule: str, expe
 def test_a_pdf_over_the_download_limit_is_refused_before_it_is_read() -> None:
     with pytest.raises(CRFormatError, match=re.escape("regles.pdf: larger than 30 MB")):
         pdf_text(b"%PDF-1.7\n" + b"0" * limits.MAX_DOWNLOAD_BYTES, source="regles.pdf")
+
+
+@pytest.mark.slow
+def test_every_number_of_the_real_archive_is_within_the_limits_and_has_a_url(archive) -> None:
+    """The limits leave the 101 real releases untouched (the session imported them all) and
+    every number they hold builds its URLs: no search hit can fail on one."""
+    from django.urls import reverse
+
+    numbers = set(RuleNumber.objects.values_list("number", flat=True))
+    assert len(numbers) > 3_000
+    assert max(len(n) for n in numbers) == 8  # "702.100a"
+    for number in numbers:
+        assert is_number(number) and len(number) <= limits.MAX_NUMBER_LENGTH, number
+        assert reverse("kb:current_rule", args=[number]) == f"/en/rules/{number}/"
+    assert Release.objects.count() == 101
