@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Collection, Iterator
+from urllib.parse import urlencode
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
@@ -156,9 +157,14 @@ def _by_language(row: dict, field: str) -> dict[str, str]:
 
 
 def rule_url(hit: Hit, release: str | None) -> str:
-    if release is None:
-        return reverse("kb:current_rule", args=[hit.ref])
-    return reverse("kb:rule", args=[release, hit.ref])
+    """The hit's rule page. An index built before numbers were bounded (kb.limits) may hold
+    a "number" no URL fits: that hit links to a search for it rather than failing the page."""
+    try:
+        if release is None:
+            return reverse("kb:current_rule", args=[hit.ref])
+        return reverse("kb:rule", args=[release, hit.ref])
+    except NoReverseMatch:
+        return f"{reverse('kb:search')}?{urlencode({'q': hit.ref})}"
 
 
 def glossary_url(hit: Hit, release: str | None) -> str:

@@ -13,6 +13,15 @@ from django.utils.text import slugify
 
 from kb.crtext.typography import digest
 
+from .limits import (
+    FIRST_DATE,
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_LENGTH,
+    MAX_MANA_VALUE,
+    MAX_TEXT,
+    last_date,
+)
 from .sources import _Malformed
 
 
@@ -68,25 +77,6 @@ def name_key(name: str) -> str:
     return "name:" + slugify(name)[:70]
 
 
-#: The longest text each field holds (the database's column sizes; texts: a sane bound).
-MAX_LENGTH = {
-    "name": 300,
-    "layout": 30,
-    "mana_cost": 120,
-    "type_line": 300,
-    "power": 10,
-    "toughness": 10,
-    "loyalty": 10,
-    "defense": 10,
-    "data_source": 20,
-    "face_name": 300,
-}
-MAX_TEXT = 20_000
-MAX_ITEMS = 2_000
-#: Rulings are dated from Magic's first year to a little after today.
-FIRST_YEAR, LAST_YEAR = 1993, 2100
-
-
 def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str:
     value = obj.get(key)
     if value is None:
@@ -132,6 +122,20 @@ def _objects(obj: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
     return value
 
 
+def _check_depth(obj: Any, where: str) -> None:
+    """Refuse objects and lists nested deeper than `MAX_DEPTH` (no card needs more than 4;
+    stored JSON fields such as printings would keep any depth)."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RecordError(where, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
 def _kind(value: Any) -> str:
     return {str: "text", bool: "true/false", int: "a number", float: "a number"}.get(
         type(value), "a list with other items" if isinstance(value, list) else "an object"
@@ -158,12 +162,18 @@ def _oracle_id(obj: dict[str, Any], where: str) -> str | None:
         raise RecordError(where, f"“oracle_id” is not a UUID: {value!r}") from None
 
 
+#: The French texts a card record gives (its other French data, such as a multiverse id, is
+#: not read).
+_FRENCH_TEXTS = ("name", "face_name", "type_line", "text")
+
+
 def card_record(obj: Any, where: str) -> CardRecord:
     """A card from MTGJSON-style (shared data) or Scryfall (oracle-cards) JSON."""
     if isinstance(obj, _Malformed):
         raise RecordError(where, obj.message)
     if not isinstance(obj, dict):
         raise RecordError(where, "a card must be a JSON object")
+    _check_depth(obj, where)
     name = _str(obj, "name", where, required=True).strip()
     if not name:
         raise RecordError(where, "empty card name")
@@ -190,13 +200,23 @@ def card_record(obj: Any, where: str) -> CardRecord:
         isinstance(mana_value, bool)
         or not isinstance(mana_value, int | float)
         or not math.isfinite(mana_value)
-        or not 0 <= mana_value <= 1_000_000
+        or not 0 <= mana_value <= MAX_MANA_VALUE
     ):
-        raise RecordError(where, f"mana value is not a number from 0 to 1000000: {mana_value!r}")
+        raise RecordError(
+            where,
+            f"“{'cmc' if scryfall else 'mana_value'}”: mana value is not a number from 0 to "
+            f"{MAX_MANA_VALUE}: {mana_value!r}",
+        )
     fr = obj.get("fr")
     if fr is not None and not isinstance(fr, dict):
         raise RecordError(where, "“fr” must be an object")
     if fr:
+        wrong = next(
+            (k for k in _FRENCH_TEXTS if fr.get(k) is not None and not isinstance(fr[k], str)),
+            None,
+        )
+        if wrong is not None:
+            raise RecordError(where, f"fr: “{wrong}” is not text")
         fr = {k: _checked_text(v, k, f"{where}, fr") for k, v in fr.items() if isinstance(v, str)}
     record = CardRecord(
         key=oracle_id or name_key(name),
@@ -242,6 +262,7 @@ def ruling_record(obj: Any, where: str) -> RulingRecord:
         raise RecordError(where, obj.message)
     if not isinstance(obj, dict):
         raise RecordError(where, "a ruling must be a JSON object")
+    _check_depth(obj, where)
     text = _str(obj, "comment", where, required=True).strip()
     if not text:
         raise RecordError(where, "empty ruling text")
@@ -252,8 +273,12 @@ def ruling_record(obj: Any, where: str) -> RulingRecord:
         date = dt.date.fromisoformat(raw_date)
     except ValueError:
         raise RecordError(where, f"“published_at” is not a valid date: {raw_date!r}") from None
-    if not FIRST_YEAR <= date.year <= LAST_YEAR:
-        raise RecordError(where, f"“published_at” is out of range: {raw_date!r}")
+    if not FIRST_DATE <= date <= last_date():
+        raise RecordError(
+            where,
+            f"“published_at” is out of range ({FIRST_DATE.isoformat()} to "
+            f"{last_date().isoformat()}): {raw_date!r}",
+        )
     oracle_id = _oracle_id(obj, where)
     card_name = _str(obj, "card_name", where)
     if oracle_id is None and not card_name:

@@ -125,6 +125,11 @@ class SearchBackend(ABC):
     @abstractmethod
     def stats(self) -> IndexStats: ...
 
+    def clean_up(self) -> list[str]:
+        """Remove what an interrupted rebuild left behind (called with the writer lock held);
+        return what was removed. A backend that leaves nothing behind has nothing to do."""
+        return []
+
     def warm(self, release: dt.date | None = None) -> None:  # noqa: B027 - optional
         """Open the index and compute what the first searches of a new process would (web
         processes run it in a thread at start); a backend with nothing to warm ignores it."""

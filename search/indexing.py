@@ -176,6 +176,8 @@ def rebuild(*, wait: float = 600, backend: SearchBackend | None = None) -> int:
     backend = backend or get_backend()
     lock = writer_lock(getattr(backend, "root", None))
     with lock.acquire(timeout=wait):
+        # A rebuild killed earlier (its children exit with it) left a folder: remove it.
+        backend.clean_up()
         seen = list(IndexOutbox.objects.values_list("id", flat=True))
         count = backend.rebuild(all_documents())
         # Entries committed before the build read the database are in the new index.
@@ -190,6 +192,7 @@ class Check:
     stale: dict[str, list[str]] = field(default_factory=dict)
     outbox: int = 0
     documents: int = 0
+    cleaned: list[str] = field(default_factory=list)  # what killed rebuilds had left
 
     @property
     def clean(self) -> bool:
@@ -205,6 +208,8 @@ class Check:
                     + (f" (e.g. missing {miss[0]})" if miss else "")
                     + (f" (e.g. stale {stale[0]})" if stale else "")
                 )
+        if self.cleaned:
+            out.append(f"removed what {len(self.cleaned)} interrupted rebuild(s) left")
         if self.outbox:
             out.append(f"outbox: {self.outbox} entries not yet applied")
         out.append("index is up to date" if self.clean else "index is NOT up to date")
@@ -215,7 +220,7 @@ def check(*, backend: SearchBackend | None = None) -> Check:
     """Documents the database implies but the index lacks (missing), documents indexed that
     it no longer implies (stale: changed or deleted), and the outbox's backlog."""
     backend = backend or get_backend()
-    result = Check(outbox=IndexOutbox.objects.count())
+    result = Check(outbox=IndexOutbox.objects.count(), cleaned=_clean_up_if_idle(backend))
     for doc_type in document_types():
         wanted = {d.doc_id for d in doc_type.documents(None)}
         indexed = backend.ids(doc_type.kind)
@@ -223,6 +228,16 @@ def check(*, backend: SearchBackend | None = None) -> Check:
         result.missing[doc_type.kind] = sorted(wanted - indexed)
         result.stale[doc_type.kind] = sorted(indexed - wanted)
     return result
+
+
+def _clean_up_if_idle(backend: SearchBackend) -> list[str]:
+    """Remove what killed rebuilds left, when no writer is at work (else leave it: the
+    writer's folder is not a leftover; the next rebuild cleans up)."""
+    try:
+        with writer_lock(getattr(backend, "root", None)).acquire(timeout=0):
+            return backend.clean_up()
+    except Timeout:
+        return []
 
 
 # -- edits made one object at a time (the admin) ----------------------------------------------

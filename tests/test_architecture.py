@@ -137,11 +137,12 @@ def test_the_scan_sees_what_it_checks() -> None:
 
 #: Names that repeat because each app has one of the same job: Django's conventions, and the
 #: apps' own (documents: what an app indexes; rendering: its texts as HTML; sources: where
-#: its imports read from; backend: the search interface and each implementation).
+#: its imports read from; backend: the search interface and each implementation; limits: what
+#: its imports accept).
 SAME_JOB = {
     "__init__", "admin", "api", "apps", "models", "urls", "views", "signals", "translation",
     "management", "commands", "selectors", "hooks", "documents", "rendering", "sources",
-    "backend",
+    "backend", "limits",
 }  # fmt: skip
 
 

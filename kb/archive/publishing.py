@@ -28,15 +28,15 @@ from django.db.models import Q
 from kb.crtext import CRFormatError, Document, decode_bytes, parse_text
 from kb.diffing import REAL, classify
 from kb.hooks import maintainer_decisions
+from kb.limits import MAX_DOCUMENT_BYTES
 from kb.models import Example, GlossaryVersion, ImportRecord, Release, RuleVersion
 from kb.models.rules import ExampleOrigin
 from kb.models.versioning import valid_on
 
 from .importer import Importer, ImportRefused, ImportResult, text_checksum
-from .sources import MAX_DOWNLOAD_BYTES
 
-#: The official TXT is about 1 MB; anything far larger is not one.
-MAX_UPLOAD_BYTES = MAX_DOWNLOAD_BYTES
+#: The official TXT is about 1 MB; anything far larger is not one (kb.limits).
+MAX_UPLOAD_BYTES = MAX_DOCUMENT_BYTES
 
 
 class PublishError(Exception):

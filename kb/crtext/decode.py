@@ -10,6 +10,8 @@ from __future__ import annotations
 import codecs
 import re
 
+from kb.limits import MAX_DOCUMENT_BYTES
+
 from .errors import CRFormatError
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
@@ -26,6 +28,12 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def decode_bytes(data: bytes, *, source: str = "") -> str:
     """Decode a CR file and normalise its line ends to "\\n"."""
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise CRFormatError(
+            f"larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB ({len(data) / 1e6:.1f} MB): "
+            "not a Comprehensive Rules document",
+            source=source,
+        )
     if not data.strip():
         raise CRFormatError("the file is empty", source=source)
     if data.startswith(codecs.BOM_UTF8):

@@ -21,6 +21,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from kb.limits import date_problem
+
 from .decode import decode_bytes
 from .errors import CRFormatError
 from .model import Anomaly, Entry, GlossaryEntry
@@ -237,6 +239,9 @@ class _FrenchParser(_Parser):
             except CRFormatError as exc:
                 raise CRFormatError(exc.message, line=i + 1) from None
             if date is not None:
+                problem = date_problem(date)
+                if problem is not None:
+                    raise CRFormatError(problem, line=i + 1)
                 return i, date
         return None, None
 

@@ -11,13 +11,18 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from kb.limits import MAX_RULE_DIGITS
+
 Kind = Literal["section", "chapter", "rule", "subrule"]
 
 SECTION_RE = re.compile(r"^[1-9]$")
 CHAPTER_RE = re.compile(r"^[1-9]\d\d$")
-RULE_RE = re.compile(r"^([1-9]\d\d)\.(\d+)$")
-SUBRULE_RE = re.compile(r"^([1-9]\d\d)\.(\d+)([a-z]{1,2})$")
-ANY_NUMBER_RE = re.compile(r"^(?:[1-9]|[1-9]\d\d(?:\.\d+(?:[a-z]{1,2})?)?)$")
+# At most MAX_RULE_DIGITS digits after the dot (kb.limits): a longer "number" is no rule's,
+# and no URL can be built for it.
+_DIGITS = rf"\d{{1,{MAX_RULE_DIGITS}}}"
+RULE_RE = re.compile(rf"^([1-9]\d\d)\.({_DIGITS})$")
+SUBRULE_RE = re.compile(rf"^([1-9]\d\d)\.({_DIGITS})([a-z]{{1,2}})$")
+ANY_NUMBER_RE = re.compile(rf"^(?:[1-9]|[1-9]\d\d(?:\.{_DIGITS}(?:[a-z]{{1,2}})?)?)$")
 
 #: Subrule letters as the CR uses them: "l" and "o" are skipped (they read like 1 and 0).
 SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"

@@ -12,6 +12,16 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
+from kb.limits import (
+    MAX_ENTRIES,
+    MAX_GLOSSARY_ENTRIES,
+    MAX_HEADWORD_CHARS,
+    MAX_LINE_CHARS,
+    MAX_NUMBER_LENGTH,
+    MAX_RULE_DIGITS,
+    date_problem,
+)
+
 from .decode import decode_bytes
 from .errors import CRFormatError, LegacyLayoutError
 from .model import Anomaly, Document, Entry, GlossaryEntry
@@ -74,6 +84,7 @@ class _Parser:
         self.lines = lines
         self.source = source
         self.anomalies: list[Anomaly] = []
+        check_line_lengths(lines)
 
     def anomaly(self, kind: str, line: int | None, number: str = "", detail: str = "") -> None:
         self.anomalies.append(Anomaly(kind, line, number, detail))
@@ -144,6 +155,9 @@ class _Parser:
                     "pre-Magic 2010 numbering",
                     line=i + 1,
                 )
+            problem = date_problem(date)
+            if problem is not None:
+                raise CRFormatError(problem, line=i + 1)
             return i, date
         if any(_LEGACY_HEADER_RE.search(line) for line in head):
             raise LegacyLayoutError(
@@ -189,6 +203,12 @@ class _Parser:
                 continue
             entry = self._numbered(line, lineno, last_rule)
             if entry is not None:
+                if len(entries) >= MAX_ENTRIES:
+                    raise CRFormatError(
+                        f"more than {MAX_ENTRIES} numbered rules: not a Comprehensive Rules "
+                        "document",
+                        line=lineno,
+                    )
                 if entry.number in seen:
                     entry.ordinal = sum(1 for e in entries if e.number == entry.number)
                     self.anomaly("duplicate_number", lineno, entry.number, "printed again")
@@ -227,6 +247,12 @@ class _Parser:
         m = _RULE_RE.match(line)
         if m:
             chapter, space, rule_digits, letters, _dot, text = m.groups()
+            if len(rule_digits) > MAX_RULE_DIGITS:
+                raise CRFormatError(
+                    f"rule number {chapter}.{rule_digits[:12]}… is too long (at most "
+                    f"{MAX_RULE_DIGITS} digits after the dot, {MAX_NUMBER_LENGTH} characters)",
+                    line=lineno,
+                )
             if space:
                 self.anomaly("stray_space_in_number", lineno, f"{chapter}. {rule_digits}")
             rule_no = int(rule_digits)
@@ -297,6 +323,18 @@ class _Parser:
                 self.anomaly("glued_glossary_term", lineno, "", head)
             if not rest:
                 self.anomaly("glossary_term_without_text", lineno, "", head)
+            if len(head) > MAX_HEADWORD_CHARS:
+                raise CRFormatError(
+                    f"glossary headword longer than {MAX_HEADWORD_CHARS} characters "
+                    f"({len(head)}): {head[:40]!r}…",
+                    line=lineno,
+                )
+            if len(out) >= MAX_GLOSSARY_ENTRIES:
+                raise CRFormatError(
+                    f"more than {MAX_GLOSSARY_ENTRIES} glossary entries: not a Comprehensive "
+                    "Rules document",
+                    line=lineno,
+                )
             obsolete = head.endswith("(Obsolete)")
             bare = head[: -len("(Obsolete)")].strip() if obsolete else head
             entry = GlossaryEntry(head, split_aliases(bare), "\n".join(rest), lineno, obsolete)
@@ -307,6 +345,18 @@ class _Parser:
             seen[key] = seen.get(key, 0) + 1
             out.append(entry)
         return out
+
+
+def check_line_lengths(lines: list[str]) -> None:
+    """Refuse a line longer than `MAX_LINE_CHARS` (the official files' longest is 2,879):
+    such a file is not a rules document, and reading it further only costs time."""
+    for i, line in enumerate(lines):
+        if len(line) > MAX_LINE_CHARS:
+            raise CRFormatError(
+                f"line longer than {MAX_LINE_CHARS} characters ({len(line)}): "
+                "not a Comprehensive Rules document",
+                line=i + 1,
+            )
 
 
 def _drop_one_digit(digits: str, expected: int) -> int | None:

@@ -20,6 +20,8 @@ import io
 import re
 from collections import Counter
 
+from kb.limits import MAX_DOWNLOAD_BYTES
+
 from .errors import CRFormatError
 from .french import heading_of, parse_french_date
 from .numbers import sort_key
@@ -55,6 +57,11 @@ def pdf_text(data: bytes, *, source: str = "") -> str:
         raise CRFormatError("PDF support needs pypdf (pip install pypdf)", source=source) from None
     if not data.startswith(b"%PDF"):
         raise CRFormatError("not a PDF file (no %PDF header)", line=1, source=source)
+    if len(data) > MAX_DOWNLOAD_BYTES:
+        raise CRFormatError(
+            f"larger than {MAX_DOWNLOAD_BYTES // (1024 * 1024)} MB: not a rules document",
+            source=source,
+        )
     try:
         reader = PdfReader(io.BytesIO(data))
         pages = [(page.extract_text() or "").split("\n") for page in reader.pages]

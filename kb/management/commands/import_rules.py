@@ -105,9 +105,12 @@ class Command(BaseCommand):
         try:
             for parsed in parse_ahead(read_sources(opts["sources"])):
                 source, doc = parsed.source, parsed.doc
+                if doc is None:  # the message names the file and line already
+                    errors.append(parsed.error)
+                    self._say(bar, f"refused: {parsed.error}", error=True)
+                    bar.update(1)
+                    continue
                 try:
-                    if doc is None:
-                        raise CRFormatError(parsed.error)
                     set_name, set_code = source.set_names.get(
                         doc.effective_date.isoformat(), ("", "")
                     )

@@ -29,6 +29,7 @@ from .folders import LiveFolder
 from .results import query_terms, to_hit
 from .schema import document_fields, schema
 from .searchers import Searchers, serialized
+from .workers import GuardedMpWriter
 
 patches.apply()
 
@@ -48,8 +49,8 @@ class WhooshBackend(Searchers, SearchBackend):
     # -- writing -----------------------------------------------------------------------------
 
     def _writer(self, ix: index.Index, bulk: bool):
-        if bulk:
-            return ix.writer(procs=2, multisegment=True, limitmb=256)
+        if bulk:  # two child processes that exit if this one is killed (workers.py)
+            return GuardedMpWriter(ix, procs=2, multisegment=True, limitmb=256)
         return ix.writer(timeout=30.0)
 
     def update(
@@ -71,7 +72,8 @@ class WhooshBackend(Searchers, SearchBackend):
         return len(add), len(delete)
 
     def rebuild(self, docs: Iterable[SearchDocument]) -> int:
-        name = self.folder.new_folder()
+        self.clean_up()
+        name = self.folder.new_folder(building=True)
         ix = self.folder.create(name)
         writer = self._writer(ix, bulk=True)
         count = 0
@@ -84,9 +86,14 @@ class WhooshBackend(Searchers, SearchBackend):
             self.folder.discard(name)
             raise
         writer.commit()
+        self.folder.built(name)
         with self._lock:
             self.folder.swap(name)
         return count
+
+    def clean_up(self) -> list[str]:
+        """Remove the folders of rebuilds that were killed before their swap."""
+        return self.folder.remove_unfinished()
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 `CURRENT` names the live index (a sub-folder); a rebuild writes a new sub-folder and replaces
 `CURRENT` atomically (os.replace), keeping the previous one so that readers still holding it
-finish their searches.
+finish their searches. A folder being built holds a `BUILDING` mark until it is complete: one
+still marked when the next writer takes the writer lock belongs to a rebuild that was killed,
+and is removed (`remove_unfinished`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from search.backend import SearchUnavailable
 #: "run rebuild_index", `load_site_data` rebuilds it) instead of failing to open.
 LAYOUT = "4"
 _LAYOUT_FILE = "LAYOUT"
+_BUILDING_FILE = "BUILDING"
 
 
 class LiveFolder:
@@ -90,11 +93,35 @@ class LiveFolder:
         self.create(name)
         self.swap(name)
 
-    def new_folder(self) -> str:
+    def new_folder(self, *, building: bool = False) -> str:
+        """A new, empty sub-folder; `building`: marked unfinished until `built()`."""
         self.root.mkdir(parents=True, exist_ok=True)
         name = f"ix-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
         (self.root / name).mkdir()
+        if building:
+            (self.root / name / _BUILDING_FILE).write_text(str(os.getpid()))
         return name
+
+    def built(self, name: str) -> None:
+        """The folder is complete (committed): it may now be swapped in."""
+        (self.root / name / _BUILDING_FILE).unlink(missing_ok=True)
+
+    def unfinished(self) -> list[str]:
+        """Folders of builds that never finished (never the live one)."""
+        live = self.live_name()
+        return sorted(
+            p.parent.name for p in self.root.glob(f"ix-*/{_BUILDING_FILE}") if p.parent.name != live
+        )
+
+    def remove_unfinished(self) -> list[str]:
+        """Remove what killed rebuilds left: their folders and pointer files never swapped in.
+        Only safe while holding the writer lock (no build is running then)."""
+        names = self.unfinished()
+        for name in names:
+            self.discard(name)
+        for tmp in self.root.glob("CURRENT.*.tmp"):
+            tmp.unlink(missing_ok=True)
+        return names
 
     def discard(self, name: str) -> None:
         shutil.rmtree(self.root / name, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""Report search documents missing from the index or stale in it, and the outbox's backlog.
+"""Report search documents missing from the index or stale in it, and the outbox's backlog;
+remove what a killed rebuild left (when no writer is at work).
 
 Why: to know the index follows the database (after a crash, a restore, or in the concurrency
 bench). Exits with status 1 when the index is not up to date.
@@ -34,6 +35,7 @@ class Command(BaseCommand):
                         "missing": {k: len(v) for k, v in result.missing.items()},
                         "stale": {k: len(v) for k, v in result.stale.items()},
                         "outbox": result.outbox,
+                        "cleaned": result.cleaned,
                     }
                 )
             )

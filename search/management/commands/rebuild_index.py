@@ -1,7 +1,9 @@
 """Rebuild the whole search index beside the live one and swap it in.
 
 Why: after a backend or analyzer change, or if the index was lost. Searches keep answering from
-the old index during the build; changes committed meanwhile are applied after the swap.
+the old index during the build; changes committed meanwhile are applied after the swap. A
+rebuild killed midway leaves its folder: the next one (or check_index) removes it; its indexing
+children exit with it (search/backends/whoosh/workers.py).
 """
 
 from __future__ import annotations

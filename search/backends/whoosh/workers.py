@@ -1,0 +1,72 @@
+"""Whoosh's two-process writer, with children that die with their parent.
+
+Why: a bulk write (a rebuild, a large update) indexes with two child processes (Whoosh's
+`MpWriter`). Each child waits on a job queue whose pipe it holds both ends of, so when the
+parent is killed (SIGKILL, OOM killer) the child waits forever: an orphan that keeps its
+memory and a copy of the parent's descriptors, the index's writer lock among them, so that
+every later writer times out. Here each child asks Linux to kill it when its parent dies
+(prctl PR_SET_PDEATHSIG, behind a guard: other systems lack it) and, everywhere, watches its
+parent id in a daemon thread and exits within `POLL_SECONDS` once it changes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+
+from whoosh.multiproc import MpWriter, SubWriterTask
+
+#: How often a child checks that its parent is still alive (seconds).
+POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make the calling (child) process exit as soon as `parent_pid` is no longer its parent."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc or no prctl: the thread below suffices
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the guard was set
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
+class _GuardedTask(SubWriterTask):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.parent_pid = os.getpid()
+
+    def run(self) -> None:
+        die_with_parent(self.parent_pid)
+        super().run()
+
+
+class GuardedMpWriter(MpWriter):
+    """`MpWriter` whose sub-writers exit when the writing process dies."""
+
+    def _new_task(self) -> SubWriterTask:
+        task = _GuardedTask(
+            self.storage,
+            self.indexname,
+            self.jobqueue,
+            self.resultqueue,
+            self.subargs,
+            self.multisegment,
+        )
+        self.tasks.append(task)
+        task.start()
+        return task
