@@ -68,10 +68,12 @@ X_FRAME_OPTIONS = "DENY"
 
 # Static files: `make serve` collects them into STATIC_ROOT (var/static) with hashed names and
 # gzip/brotli copies; whitenoise serves them from the app server, far-future cached.
+# Right after SecurityMiddleware: its redirect and headers cover the static files too.
+_AFTER = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
 MIDDLEWARE = [
-    MIDDLEWARE[0],  # SecurityMiddleware first: its redirect and headers cover static files too
+    *MIDDLEWARE[:_AFTER],
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    *MIDDLEWARE[1:],
+    *MIDDLEWARE[_AFTER:],
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -45,10 +45,10 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    wait = throttling.retry_after(request)
+    query = request.GET.get("q", "")
+    wait = throttling.retry_after(request) if query.strip() else None  # the bare form is cheap
     if wait is not None:
         return too_many_searches(request, wait)
-    query = request.GET.get("q", "")
     wanted = [k for k in request.GET.getlist("kind") if k in registry.kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = languages.supported(request.GET.get("lang"))

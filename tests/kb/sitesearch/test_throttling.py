@@ -38,6 +38,7 @@ def test_the_search_page_answers_429_in_the_readers_language(client: Client) -> 
     # Another client is not held back; the rest of the site is not throttled.
     assert Client(REMOTE_ADDR="192.0.2.2").get("/en/search/", {"q": "x"}).status_code == 200
     assert client.get("/en/rules/602.2a/").status_code == 200
+    assert client.get("/en/search/").status_code == 200  # the empty form is not a search
 
 
 @override_settings(KB_SEARCH_THROTTLE="2/min")
