@@ -10,7 +10,7 @@ PORT ?= 8000
 POSTGRES_TESTS := -m "not sqlite_only" tests/kb tests/rulings tests/search/test_indexing.py \
 	tests/search/test_admin.py --ignore=tests/kb/sitesearch
 
-.PHONY: install chromium run test test-postgres test-quick bench lint clean
+.PHONY: install chromium run serve test test-postgres test-quick bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -36,6 +36,20 @@ run: install
 	$(PYTHON) manage.py index_worker & WORKER=$$!; \
 	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
+
+# The site as an operator runs it (docs/deploy.md): production settings, gunicorn, static files
+# collected (hashed, compressed) into var/static and served by whitenoise. Needs
+# DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; loads no data (`make run` or load_site_data does).
+WORKERS ?= 2
+HOST ?= 127.0.0.1
+serve: install
+	@DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) -m config.preflight
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py migrate --noinput -v 0
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py collectstatic --noinput -v 0
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py index_worker & WORKER=$$!; \
+	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(BIN)/gunicorn config.wsgi:application \
+	  --workers $(WORKERS) --bind $(HOST):$(PORT) --access-logfile -
 
 # Everything, exactly as CI runs it (.ci/run calls this): lint, then the suite on SQLite and,
 # at the same time (each run is mostly one process: two cores do both in little more than the

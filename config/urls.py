@@ -5,11 +5,24 @@
 
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.cache import patch_cache_control
 
 from .api import api
 
+
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """Browsers and feed readers ask for /favicon.ico whatever the pages link: send them to the
+    site's icon among the static files (its hashed name in production)."""
+    response = HttpResponseRedirect(static("favicon.svg"))
+    patch_cache_control(response, public=True, max_age=24 * 3600)
+    return response
+
+
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
 ]

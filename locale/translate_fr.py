@@ -951,6 +951,14 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "All changes since %(a)s"): "Tous les changements depuis le %(a)s",  # diffs15
     # templates/kb/diff.html: the citation of one change of a diff
     ("", "CR %(n)s, changes %(a)s → %(b)s"): "CR %(n)s, modifications du %(a)s au %(b)s",
+    ("", "Too many searches"): "Trop de recherches",  # serve16
+    (
+        "",
+        "You have searched very often in a short time. Please try again in %(seconds)s second.",
+    ): [
+        "Vous avez fait beaucoup de recherches en peu de temps. Veuillez réessayer dans %(seconds)s seconde.",
+        "Vous avez fait beaucoup de recherches en peu de temps. Veuillez réessayer dans %(seconds)s secondes.",
+    ],  # serve16
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

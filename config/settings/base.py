@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # its templates and static files: /api/docs served offline (no CDN)
     "search",
     "kb",
     "rulings",
@@ -40,6 +41,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below
+    "django.middleware.http.ConditionalGetMiddleware",  # ETag on every page, 304 when unchanged
+    "kb.http_cache.CacheHeaders",  # Cache-Control: release-pinned long, `current` revalidated
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -119,6 +123,37 @@ KB_SEARCH_BACKEND = os.environ.get(
 KB_SEARCH_AUTO_DRAIN = os.environ.get("KB_SEARCH_AUTO_DRAIN", "1") == "1"
 # A web process warms the search index in a thread when it starts (config/wsgi.py).
 KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"
+
+# Content-Security-Policy (django-csp 4): nothing inline, nothing from another site. The pages
+# load their scripts and styles from static files (no <script> without src, no on*= handler,
+# no style attribute); Swagger UI at /api/docs draws its icons as data: images. Django's own
+# debug pages (DEBUG with a 404 or 500) are left without it by django-csp.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# HTTP caching (kb/http_cache.py): pages and API answers pinned to a release may be kept this
+# long by browsers and proxies (an admin edit of an old release's text shows after it, or
+# at once on a revalidation: every answer carries an ETag of its content).
+KB_PINNED_MAX_AGE = int(os.environ.get("KB_PINNED_MAX_AGE", 24 * 3600))
+
+# Search throttling per client (kb/sitesearch/throttling.py), for the search page and
+# /api/v1/search: "N/s|min|hour|day", or empty for none. Counted in the default cache (per
+# process with the local-memory cache; a shared cache makes it per site). Behind a proxy,
+# KB_NUM_PROXIES says how many X-Forwarded-For hops to trust (0: the peer address).
+KB_SEARCH_THROTTLE = os.environ.get("KB_SEARCH_THROTTLE", "120/min") or None
+NINJA_NUM_PROXIES = int(os.environ.get("KB_NUM_PROXIES", "0"))
 
 LOGGING = {
     "version": 1,

@@ -19,3 +19,5 @@ KB_SEARCH_WARM_UP = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-kb.sqlite3")}
+# Search throttling is off in tests, except where a test turns it on.
+KB_SEARCH_THROTTLE = None

@@ -16,8 +16,13 @@ from config import languages
 from search import registry
 
 from . import presenting, service
+from .throttling import SearchThrottle
 
 router = Router(tags=["search"])
+
+
+class ThrottledOut(Schema):
+    detail: str  # "Too many requests." (with a Retry-After header)
 
 
 class AlsoOut(Schema):
@@ -80,7 +85,12 @@ class SearchParams(Schema):
     per_page: int = 20
 
 
-@router.get("/search", response=SearchOut, summary="Search rules, glossary, cards and rulings")
+@router.get(
+    "/search",
+    response={200: SearchOut, 429: ThrottledOut},
+    summary="Search rules, glossary, cards and rulings",
+    throttle=SearchThrottle(),
+)
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
     wanted = [k for k in params.kind.split(",") if k in registry.kinds()]
     with translation.override(languages.supported(params.lang) or languages.SOURCE):

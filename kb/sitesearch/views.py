@@ -22,7 +22,7 @@ from search import registry
 from search.documents import Hit
 from search.registry import document_type
 
-from . import presenting, service
+from . import presenting, service, throttling
 
 PAGE_WINDOW = 3
 
@@ -46,6 +46,9 @@ def _url(request: HttpRequest, **changes: object) -> str:
 
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
+    wait = throttling.retry_after(request) if query.strip() else None  # the bare form is cheap
+    if wait is not None:
+        return too_many_searches(request, wait)
     wanted = [k for k in request.GET.getlist("kind") if k in registry.kinds()]
     release = request.GET.get("release", "").strip() or None
     lang = languages.supported(request.GET.get("lang"))
@@ -96,6 +99,13 @@ def search(request: HttpRequest) -> HttpResponse:
         "all_languages": get_text_list([_(lang.name) for lang in languages.LANGUAGES], _("and")),
     }
     return render(request, "search/results.html", context)
+
+
+def too_many_searches(request: HttpRequest, wait: int) -> HttpResponse:
+    """429 in the reader's language, saying when to try again (and Retry-After for robots)."""
+    response = render(request, "search/throttled.html", {"wait": wait}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 def _kind_label(kind: str) -> str:

@@ -59,6 +59,7 @@ def server_url(archive, cards, django_db_blocker) -> Iterator[str]:
         "DJANGO_DEBUG": "0",
         "KB_INDEX_DIR": str(settings.KB_INDEX_DIR),
         "KB_SEARCH_AUTO_DRAIN": "0",
+        "KB_SEARCH_THROTTLE": "",  # as in every test: throttling is tested on its own
     }
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", "--noreload", "--insecure", f"127.0.0.1:{port}"],
