@@ -19,7 +19,7 @@ from kb.hooks import (
 )
 from kb.models import VocabularyTerm
 
-from .models import LinkKind, Ruling, RulingLink
+from .models import Card, LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
 from .selectors import rulings_above, rulings_on
@@ -78,25 +78,34 @@ def decided_links(lineage_ids: set[int]) -> dict[int, list[str]]:
 
 
 DEMO_CARDS = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
+#: What the demo cards say they come from (their `data_source`): the seed documents.
+DEMO_SOURCE = "seed 001"
 
 
 @register_site_data_loader
 def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: int) -> None:
-    """Cards and rulings for `make run`: the shared files, plus the demo card (The Peregrine
-    Dynamo, from the seed documents, which the shared data lacks); then the vocabulary."""
+    """Cards and rulings for `make run`: the shared files, or where they are absent the demo
+    card (The Peregrine Dynamo, from the seed documents); then the vocabulary. A demo card
+    loaded earlier goes when the shared cards come, as the demo releases do."""
     from .importing import import_cards
     from .linking import link_rulings, rules_changed_since_linking
     from .vocabulary import build_vocabulary
 
     sources: list[tuple[str, str | None]] = []
     cards = data_dir / "cards" / "cards.jsonl.gz" if data_dir else None
+    changed = False
     if cards is not None and cards.is_file():
         rulings = cards.with_name("rulings.jsonl.gz")
         sources.append((str(cards), str(rulings) if rulings.is_file() else None))
-    elif data_dir is not None:
-        write(f"{cards} not found: only the demo card is loaded.")
-    sources.append((str(DEMO_CARDS), None))
-    changed = False
+        demo = Card.objects.filter(data_source=DEMO_SOURCE)
+        if demo.exists():
+            write(f"Removing the demo cards loaded earlier ({demo.count()}) …")
+            demo.delete()
+            changed = True
+    else:
+        if data_dir is not None:
+            write(f"{cards} not found: only the demo card is loaded.")
+        sources.append((str(DEMO_CARDS), None))
     for cards_file, rulings_file in sources:
         write(f"Importing cards from {cards_file} …")
 
@@ -121,6 +130,6 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
         link_rulings(unlinked)
     if changed or not VocabularyTerm.objects.exists():
         write("Building the English/French vocabulary …")
-        for line in build_vocabulary().lines():
+        for line in build_vocabulary().lines(detail=verbosity >= 2):
             if verbosity >= 1:
                 write(f"  {line}")

@@ -326,7 +326,9 @@ class Report:
     #: Terms stored but not shown: too few agreeing cards (kb.models.vocabulary.SHOWN_*).
     left_out: list[str] = field(default_factory=list)
 
-    def lines(self) -> list[str]:
+    def lines(self, *, detail: bool = True) -> list[str]:
+        """What the rebuild did; without `detail` (what `make run` prints) the lists are
+        counted, not spelt out: they are a maintainer's worklist, not a problem of the run."""
         out = [
             f"{kind.replace('ability', 'abilitie')}s named by the cards: "
             f"{self.mined[kind]} of {self.keywords[kind]}"
@@ -338,9 +340,15 @@ class Report:
                 f"left out until a maintainer checks them (too few agreeing cards): "
                 f"{len(self.left_out)}"
             )
-            out += [f"  left out: {line}" for line in self.left_out]
-        if self.missing:
+            if detail:
+                out += [f"  left out: {line}" for line in self.left_out]
+        if self.missing and detail:
             out.append(f"no French term from the cards: {', '.join(self.missing)}")
+        elif self.missing:
+            out.append(
+                f"keywords no card names in French: {len(self.missing)} "
+                "(manage.py build_vocabulary lists them)"
+            )
         out += [f"unresolved: {u}" for u in self.unresolved]
         return out
 

@@ -73,3 +73,33 @@ def test_switching_from_the_demo_to_real_rules_relinks_the_rulings(tmp_path: Pat
         )
     )
     assert {"602", "603", "607", "707.10"} <= numbers
+
+
+@requires_shared
+@pytest.mark.slow
+def test_the_demo_card_only_where_the_shared_cards_are_absent(tmp_path: Path) -> None:
+    """The shared cards replace the demo card loaded earlier, and `make run` counts the
+    vocabulary's worklists instead of listing them (issue 16: its first run's output)."""
+    import gzip
+
+    from rulings.models import Card
+
+    data = tmp_path / "data"
+    (data / "cr" / "en").mkdir(parents=True)
+    for name in ("2026-08-07.txt", "versions.csv"):
+        shutil.copy(CR_EN / name, data / "cr" / "en" / name)
+    run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
+    assert Card.objects.filter(name_en="The Peregrine Dynamo").exists()
+    (data / "cards").mkdir()
+    with gzip.open(CR_EN.parent.parent / "cards" / "cards.jsonl.gz", "rt") as real:
+        lines = [next(real) for _ in range(3)]
+    with gzip.open(data / "cards" / "cards.jsonl.gz", "wt") as sample:
+        sample.writelines(lines)
+    out = run("load_site_data", "--data-dir", str(data))
+    assert "Removing the demo cards loaded earlier (1)" in out
+    assert Card.objects.count() == 3
+    assert not Card.objects.filter(name_en="The Peregrine Dynamo").exists()
+    assert "(manage.py build_vocabulary lists them)" in out
+    assert "no French term from the cards:" not in out
+    again = run("load_site_data", "--data-dir", str(data))
+    assert "Removing" not in again and "demo card" not in again and Card.objects.count() == 3
