@@ -10,7 +10,7 @@ PORT ?= 8000
 POSTGRES_TESTS := -m "not sqlite_only" tests/kb tests/rulings tests/search/test_indexing.py \
 	tests/search/test_admin.py --ignore=tests/kb/sitesearch
 
-.PHONY: install chromium run serve test test-postgres test-quick bench lint clean
+.PHONY: install chromium run serve test test-postgres test-quick bench loadtest lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -78,6 +78,11 @@ bench: install
 	$(PYTHON) -m bench.rulings
 	$(PYTHON) -m bench.search
 	$(PYTHON) -m bench.maintainers --last 8
+
+# Load on loopback against `make serve` (2 workers) on make run's data: 1, 4, 16 and 64 clients,
+# 30 s each, then the database and the index checked (bench/loadtest.py).
+loadtest: install
+	KB_VAR_DIR=$(CURDIR)/var $(PYTHON) -m bench.loadtest
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -12,6 +12,7 @@ test.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import signal
@@ -20,6 +21,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +39,7 @@ ADDRESSES = [
 ]
 
 
-def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
@@ -47,11 +49,10 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str
         return exc.code, dict(exc.headers)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8716, help="loopback port for gunicorn")
-    parser.add_argument("--repeat", type=int, default=10, help="requests per address")
-    args = parser.parse_args()
+@contextlib.contextmanager
+def serving(port: int, workers: int = 2) -> Iterator[tuple[str, float]]:
+    """`make serve` on loopback (a throwaway secret, plain http, no search limit) on the data of
+    KB_VAR_DIR; yields its base URL and the seconds it took to answer, and stops it whole."""
     env = {
         **os.environ,
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
@@ -59,10 +60,10 @@ def main() -> None:
         "DJANGO_SECURE_SSL_REDIRECT": "0",
         "KB_SEARCH_THROTTLE": "",
     }
-    base = f"http://127.0.0.1:{args.port}"
+    base = f"http://127.0.0.1:{port}"
     started = time.perf_counter()
     server = subprocess.Popen(
-        ["make", "serve", f"PORT={args.port}"],
+        ["make", "serve", f"PORT={port}", f"WORKERS={workers}"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -72,30 +73,39 @@ def main() -> None:
     try:
         while True:
             try:
-                if _get(base + "/en/")[0] == 200:
+                if get(base + "/en/")[0] == 200:
                     break
             except OSError:
                 pass
             if server.poll() is not None or time.perf_counter() - started > 180:
                 raise SystemExit("make serve did not answer")
             time.sleep(0.1)
-        print(f"make serve: first 200 after {time.perf_counter() - started:.1f} s")
+        yield base, time.perf_counter() - started
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8716, help="loopback port for gunicorn")
+    parser.add_argument("--repeat", type=int, default=10, help="requests per address")
+    args = parser.parse_args()
+    with serving(args.port) as (base, seconds):
+        print(f"make serve: first 200 after {seconds:.1f} s")
         for address in ADDRESSES:
             times = []
             for _ in range(args.repeat):
                 t = time.perf_counter()
-                status, _headers = _get(base + address)
+                status, _headers = get(base + address)
                 times.append((time.perf_counter() - t) * 1000)
             print(
                 f"{address:45} {status}  median {statistics.median(times):6.1f} ms"
                 f"  max {max(times):6.1f} ms"
             )
-        status, headers = _get(base + "/en/rules/602.2a/")
-        again, _ = _get(base + "/en/rules/602.2a/", {"If-None-Match": headers.get("ETag", "")})
+        status, headers = get(base + "/en/rules/602.2a/")
+        again, _ = get(base + "/en/rules/602.2a/", {"If-None-Match": headers.get("ETag", "")})
         print(f"conditional GET of a current page: {status} then {again}")
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
 
 
 if __name__ == "__main__":

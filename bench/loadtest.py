@@ -1,0 +1,169 @@
+"""Load on loopback against `make serve` (2 workers): a mix of reading and search requests at
+1, 4, 16 and 64 concurrent clients, each level for a bounded time and number of requests.
+
+    KB_VAR_DIR=var .venv/bin/python -m bench.loadtest [--seconds 30] [--levels 1,4,16,64]
+
+Needs the data `make run` loads (KB_VAR_DIR). Prints, per level, the throughput and the p50,
+p95 and p99 latencies, errors (anything but 200, 304 and 429) and 429s apart; then checks the
+database (SQLite's integrity check) and the index (`check_index`) are intact afterwards.
+Loopback only; every level stops after --seconds or MAX_REQUESTS requests, whichever is first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+from bench.serve import ROOT, serving
+
+MAX_REQUESTS = 50_000
+
+
+def addresses(seed: int = 7) -> list[str]:
+    """The mix: rule pages (current and pinned), chapters, histories, diffs of neighbouring
+    releases, cards, and searches drawn from the relevance sets' queries."""
+    from bench.environment import setup
+
+    setup(os.environ.get("KB_VAR_DIR", str(ROOT / "var")))
+    from kb.models import Release, RuleNumber
+    from rulings.models import Card
+
+    rng = random.Random(seed)
+    dates = sorted(Release.objects.values_list("effective_date", flat=True))
+    current = list(RuleNumber.objects.filter(valid_to__isnull=True).values_list("number", "kind"))
+    rules = [n for n, kind in current if kind in ("rule", "subrule")]
+    # Pinned pages: a number in a release it was valid in (its first).
+    pinned = list(
+        RuleNumber.objects.filter(kind__in=("rule", "subrule")).values_list("number", "valid_from")
+    )
+    chapters = [n for n, kind in current if kind == "chapter"]
+    cards = list(Card.objects.values_list("slug", flat=True)[:5000])
+    queries = []
+    for name in ("relevance_dev.jsonl", "relevance.jsonl"):
+        path = ROOT / "tests" / "kb" / "sitesearch" / name
+        queries += [line.split('"q": "', 1)[1].split('"', 1)[0] for line in path.open()]
+    mix = []
+    for _ in range(400):
+        lang = rng.choice(("en", "fr"))
+        mix += [
+            f"/{lang}/rules/{rng.choice(rules)}/",
+            "/{}/{}/rules/{}/".format(lang, *reversed(rng.choice(pinned))),
+            f"/{lang}/rules/{rng.choice(chapters)}/",
+            f"/{lang}/rules/{rng.choice(rules)}/history/",
+            f"/{lang}/diff/{'..'.join(map(str, _neighbours(rng, dates)))}/",
+            f"/{lang}/cards/{rng.choice(cards)}/",
+            f"/{lang}/search/?q={urllib.request.quote(rng.choice(queries))}",
+            f"/api/v1/search?q={urllib.request.quote(rng.choice(queries))}",
+        ]
+    rng.shuffle(mix)
+    return mix
+
+
+def _neighbours(rng: random.Random, dates: list) -> tuple:
+    i = rng.randrange(1, len(dates))
+    return dates[i - 1], dates[i]
+
+
+def level(base: str, urls: list[str], clients: int, seconds: float) -> dict[str, object]:
+    """`clients` threads reading `urls` in turn for `seconds` (or MAX_REQUESTS in all)."""
+    latencies: list[float] = []
+    statuses: Counter[int] = Counter()
+    lock = threading.Lock()
+    deadline = time.perf_counter() + seconds
+    counter = iter(range(MAX_REQUESTS))
+
+    def client(offset: int) -> None:
+        i = offset
+        while time.perf_counter() < deadline:
+            with lock:
+                if next(counter, None) is None:
+                    return
+            url = base + urls[i % len(urls)]
+            i += clients
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(url, timeout=60) as answer:
+                    answer.read()
+                    status = answer.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            except OSError:
+                status = 0
+            with lock:
+                latencies.append((time.perf_counter() - t) * 1000)
+                statuses[status] += 1
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(n * 97,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
+    return {
+        "clients": clients,
+        "requests": len(latencies),
+        "rps": len(latencies) / elapsed,
+        "p50": cuts[49],
+        "p95": cuts[94],
+        "p99": cuts[98],
+        "errors": sum(n for s, n in statuses.items() if s not in (200, 304, 429)),
+        "throttled": statuses[429],
+        "statuses": dict(statuses),
+    }
+
+
+def intact() -> list[str]:
+    """The database and the index after the load."""
+    out = []
+    db = Path(os.environ.get("KB_VAR_DIR", str(ROOT / "var"))) / "kb.sqlite3"
+    if db.is_file():
+        import sqlite3
+
+        with sqlite3.connect(db) as connection:
+            out.append(f"database: {connection.execute('PRAGMA integrity_check').fetchone()[0]}")
+    check = subprocess.run(
+        [sys.executable, "manage.py", "check_index"], cwd=ROOT, capture_output=True, text=True
+    )
+    last = (check.stdout.strip().splitlines() or ["(no output)"])[-1]
+    out.append(f"check_index: exit {check.returncode}, {last}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8717)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--levels", default="1,4,16,64")
+    args = parser.parse_args()
+    urls = addresses()
+    with serving(args.port) as (base, start):
+        print(f"make serve answered after {start:.1f} s; {len(urls)} addresses in the mix")
+        for url in urls[:40]:  # each worker's caches warm, as after a few minutes of use
+            urllib.request.urlopen(base + url, timeout=60).read()
+        print("clients  requests  req/s    p50 ms   p95 ms   p99 ms  errors  429")
+        for clients in (int(n) for n in args.levels.split(",")):
+            r = level(base, urls, clients, args.seconds)
+            print(
+                f"{r['clients']:>7}  {r['requests']:>8}  {r['rps']:>5.1f}  {r['p50']:>7.1f}  "
+                f"{r['p95']:>7.1f}  {r['p99']:>7.1f}  {r['errors']:>6}  {r['throttled']:>3}"
+            )
+            if r["errors"]:
+                print(f"         statuses: {r['statuses']}")
+    for line in intact():
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
