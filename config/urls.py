@@ -31,3 +31,6 @@ urlpatterns += i18n_patterns(
     path("", include("kb.urls")),
     prefix_default_language=True,
 )
+
+# What no view caught while an import held the database: 503 and Retry-After, not 500.
+handler500 = "kb.error_pages.server_error_page"

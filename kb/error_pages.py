@@ -1,4 +1,5 @@
-"""The site's own "not found" page for every address, DEBUG or not.
+"""The site's own "not found" page for every address, DEBUG or not; and "busy" (503, not 500)
+while an import holds SQLite's write lock.
 
 With DEBUG on (`make run`), Django answers an unknown address or a view's Http404 with its
 technical page, which lists every URL pattern: a reader of the development site should see the
@@ -9,10 +10,17 @@ slash-ended address where one exists.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
+from django.db.utils import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.defaults import server_error
+
+#: Seconds a client is asked to wait before trying again while the database is busy.
+RETRY_AFTER = 15
 
 API_PREFIX = "/api/"
 
@@ -30,7 +38,39 @@ class SiteNotFound:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, Http404):
             return not_found(request, str(exception))
+        if is_busy(exception):
+            return busy(request)
         return None
+
+
+def is_busy(exception: BaseException | None) -> bool:
+    """SQLite's write lock held longer than the busy timeout (an import runs as one
+    transaction per release or card file): the request may succeed a little later."""
+    return isinstance(exception, OperationalError) and "database is locked" in str(exception)
+
+
+def busy(request: HttpRequest) -> HttpResponse:
+    """503 with Retry-After, in the reader's language (JSON under /api/): a maintainer's save
+    that met an import is refused, never half-done (the transaction rolled back)."""
+    if request.path.startswith(API_PREFIX):
+        response: HttpResponse = JsonResponse(
+            {"detail": "The database is busy (an import is running): try again shortly."},
+            status=503,
+        )
+    else:
+        # No request context: its processors would read the database that is busy.
+        html = render_to_string("503.html", {"retry_after": RETRY_AFTER})
+        response = HttpResponse(html, status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def server_error_page(request: HttpRequest) -> HttpResponse:
+    """handler500: what no view caught (a session saved after the view, say) while the
+    database was busy is a 503 too; anything else Django's 500 page (templates/500.html)."""
+    if is_busy(sys.exc_info()[1]):
+        return busy(request)
+    return server_error(request)
 
 
 def not_found(request: HttpRequest, message: str = "") -> HttpResponse:

@@ -959,6 +959,14 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "Vous avez fait beaucoup de recherches en peu de temps. Veuillez réessayer dans %(seconds)s seconde.",
         "Vous avez fait beaucoup de recherches en peu de temps. Veuillez réessayer dans %(seconds)s secondes.",
     ],  # serve16
+    # templates/503.html: the database is busy (an import holds the write lock)
+    ("", "Busy"): "Occupé",
+    (
+        "",
+        "The rules are being updated (an import is running). Nothing was changed: please try "
+        "again in %(seconds)s seconds.",
+    ): "Les règles sont en cours de mise à jour (une importation est en cours). Rien n'a été "
+    "modifié : veuillez réessayer dans %(seconds)s secondes.",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -45,3 +45,41 @@ def test_the_500_page_speaks_the_readers_language() -> None:
     with translation.override("fr"):
         html = render_to_string("500.html")
     assert 'lang="fr"' in html and "Erreur du serveur" in html and 'href="/fr/"' in html
+
+
+def _locked(*args, **kwargs):
+    from django.db.utils import OperationalError
+
+    raise OperationalError("database is locked")
+
+
+def test_a_view_meeting_the_write_lock_answers_503(client: Client, monkeypatch) -> None:  # noqa: F811
+    """SQLite's "database is locked" (an import holds the write lock past the busy timeout)
+    is a 503 with Retry-After in the reader's language, JSON under /api/ (issue 16)."""
+    from kb import selectors
+
+    monkeypatch.setattr(selectors.Releases, "load", staticmethod(_locked))
+    fr = client.get("/fr/current/glossary/")
+    assert fr.status_code == 503 and fr["Retry-After"] == "15"
+    assert "Occupé" in fr.content.decode() and "réessayer dans 15 secondes" in fr.content.decode()
+    en = client.get("/en/current/glossary/")
+    assert en.status_code == 503 and "try again in 15 seconds" in en.content.decode()
+    api = client.get("/api/v1/releases")
+    assert api.status_code == 503 and "busy" in api.json()["detail"]
+
+
+def test_a_save_after_the_view_meeting_the_lock_answers_503(client: Client, monkeypatch) -> None:  # noqa: F811
+    """What no view caught (the session saved on the way out) reaches handler500, which
+    answers 503 for a busy database and the 500 page otherwise."""
+    from django.contrib.sessions.middleware import SessionMiddleware
+
+    monkeypatch.setattr(SessionMiddleware, "process_response", _locked)
+    client.raise_request_exception = False
+    response = client.get("/en/rules/602/")
+    assert response.status_code == 503 and response["Retry-After"] == "15"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(SessionMiddleware, "process_response", broken)
+    assert client.get("/en/rules/602/").status_code == 500
