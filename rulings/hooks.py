@@ -11,14 +11,17 @@ from django.urls import reverse
 
 from kb.crtext.numbers import kind_of
 from kb.hooks import (
+    ExportPart,
     Panel,
     RulePage,
+    register_export_part,
     register_maintainer_decisions,
     register_rule_panel,
     register_site_data_loader,
 )
 from kb.models import VocabularyTerm
 
+from . import export
 from .models import LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
@@ -124,3 +127,16 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
         for line in build_vocabulary().lines():
             if verbosity >= 1:
                 write(f"  {line}")
+
+
+# Cards, rulings and their links: one file of the bulk export (kb's export_data/import_data).
+register_export_part(
+    ExportPart(
+        name="cards",
+        filename=export.FILENAME,
+        build=export.build,
+        load=export.load,
+        is_empty=export.is_empty,
+        counts=export.counts,
+    )
+)

@@ -1,0 +1,133 @@
+"""Export the whole site's data to a folder, and load such a folder into an empty database.
+
+kb writes one file per release; other apps' files come from the parts they register
+(`kb.hooks.register_export_part`), so kb never imports them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from kb import hooks
+from kb.models import GlossaryTerm, Lineage, Release
+
+from . import files, releases
+from .files import ExportError, Progress
+
+
+def default_folder() -> Path:
+    """Where `export_data` writes and the downloads page reads (KB_EXPORT_DIR)."""
+    return Path(settings.KB_EXPORT_DIR)
+
+
+def release_filename(date: str) -> str:
+    return f"releases/{date}.json.gz"
+
+
+@dataclass
+class ExportResult:
+    folder: Path
+    files: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f["bytes"] for f in self.files)
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def export_data(out: Path | None = None, *, progress: Progress = _quiet) -> ExportResult:
+    """Write every release, the registered parts, the manifest and SHA256SUMS into `out`
+    (replaced as a whole when complete). The same database gives the same bytes."""
+    started = time.perf_counter()
+    out = Path(out or default_folder())
+    blobs: dict[str, bytes] = {}
+    entries: list[dict[str, Any]] = []
+    latest = None
+    for date, obj in releases.release_objects():
+        name = release_filename(date)
+        blobs[name] = files.gzip_bytes(files.dumps(obj))
+        entries.append(files.file_entry(name, blobs[name], releases.release_counts(obj)))
+        latest = date
+        progress(f"{name}: {len(obj['rules'])} rules, {len(obj['glossary'])} glossary entries")
+    for part in hooks.export_parts():
+        obj = {"schema_version": files.SCHEMA_VERSION, **part.build()}
+        blobs[part.filename] = files.gzip_bytes(files.dumps(obj))
+        entries.append(files.file_entry(part.filename, blobs[part.filename], part.counts(obj)))
+        progress(f"{part.filename}: {part.counts(obj)}")
+    manifest = {
+        "schema_version": files.SCHEMA_VERSION,
+        "latest_release": latest,
+        "files": sorted(entries, key=lambda e: e["name"]),
+    }
+    files.write_folder(out, blobs, manifest)
+    return ExportResult(out.resolve(), manifest["files"], time.perf_counter() - started)
+
+
+def read_export(folder: Path) -> dict[str, Any]:
+    """The manifest of an export folder, or None when there is none (the downloads page)."""
+    try:
+        return files.read_manifest(folder)
+    except ExportError:
+        return {}
+
+
+def database_is_empty() -> list[str]:
+    """What the database already holds (empty list: nothing, an import may proceed)."""
+    held = []
+    if Release.objects.exists() or Lineage.objects.exists() or GlossaryTerm.objects.exists():
+        held.append(f"{Release.objects.count()} releases")
+    held.extend(part.name for part in hooks.export_parts() if not part.is_empty())
+    return held
+
+
+def import_data(folder: Path, *, progress: Progress = _quiet) -> dict[str, dict[str, int]]:
+    """Load an export into an empty database, all or nothing.
+
+    Refused (ExportError, nothing changed) when the database holds data, when a file does not
+    match the manifest's checksum, or when a file cannot be read; everything is read and checked
+    before the first write."""
+    folder = Path(folder)
+    held = database_is_empty()
+    if held:
+        raise ExportError(
+            "the database is not empty (it holds " + ", ".join(held) + "): import_data loads "
+            "an export into an empty database only (a new DATABASE_URL, then migrate)"
+        )
+    manifest = files.read_manifest(folder)
+    names = files.verified_files(folder, manifest)
+    release_names = sorted(n for n in names if n.startswith("releases/"))
+    parts = {part.filename: part for part in hooks.export_parts()}
+    unknown = sorted(set(names) - set(release_names) - set(parts))
+    if unknown:
+        raise ExportError(f"{unknown[0]}: a file this site does not know how to load")
+    release_objs = [files.read_json_gz(folder / n) for n in release_names]
+    part_objs = {n: files.read_json_gz(folder / n) for n in names if n in parts}
+    for name, obj in [*zip(release_names, release_objs, strict=True), *part_objs.items()]:
+        if not isinstance(obj, dict) or obj.get("schema_version") != files.SCHEMA_VERSION:
+            raise ExportError(f"{name}: not an export file of schema {files.SCHEMA_VERSION}")
+    counts: dict[str, dict[str, int]] = {}
+    current = "releases/"
+    try:
+        with transaction.atomic():
+            counts["releases"] = releases.load_releases(release_objs)
+            progress(f"releases: {counts['releases']}")
+            for part in hooks.export_parts():
+                if part.filename in part_objs:
+                    current = part.filename
+                    counts[part.name] = part.load(part_objs[part.filename])
+                    progress(f"{part.name}: {counts[part.name]}")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ExportError(
+            f"{current}: malformed content ({type(exc).__name__}: {exc}); nothing was imported"
+        ) from exc
+    return counts
