@@ -7,11 +7,15 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
+from kb.downloads import download_file
+
 from .api import api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    # The bulk export's files: one address whatever the page language.
+    path("downloads/<path:name>", download_file, name="download_file"),
 ]
 urlpatterns += i18n_patterns(
     path("", include("rulings.urls")),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest
@@ -93,7 +94,8 @@ class ExportPart:
     `build` returns the file's JSON object (deterministic: sorted rows); `load` stores such an
     object into an empty database, after the rules, and returns its counts; `is_empty` says
     whether the app holds no data yet (import_data refuses a database that holds some);
-    `counts` summarises a built object for the manifest."""
+    `counts` summarises a built object for the manifest; `schema` is the file's JSON Schema
+    (served beside the files)."""
 
     name: str
     filename: str
@@ -101,6 +103,7 @@ class ExportPart:
     load: Callable[[dict[str, Any]], dict[str, int]]
     is_empty: Callable[[], bool]
     counts: Callable[[dict[str, Any]], dict[str, int]]
+    schema: Path | None = None
 
 
 _export_parts: list[ExportPart] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from kb.crtext.numbers import kind_of
@@ -19,6 +20,7 @@ from .models import Card, CardFace, Ruling, RulingLink
 from .records import ruling_hash
 
 FILENAME = "cards.json.gz"
+SCHEMA = Path(__file__).resolve().parent / "schema" / "cards.schema.json"
 
 CARD_FIELDS = (
     "key",

@@ -138,5 +138,6 @@ register_export_part(
         load=export.load,
         is_empty=export.is_empty,
         counts=export.counts,
+        schema=export.SCHEMA,
     )
 )

@@ -131,3 +131,53 @@ def import_data(folder: Path, *, progress: Progress = _quiet) -> dict[str, dict[
             f"{current}: malformed content ({type(exc).__name__}: {exc}); nothing was imported"
         ) from exc
     return counts
+
+
+#: Files of the export folder that are not listed in the manifest but are served too.
+EXTRA_FILES = {files.MANIFEST: "application/json", files.SUMS: "text/plain; charset=utf-8"}
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+
+
+@dataclass(frozen=True)
+class Download:
+    name: str
+    bytes: int
+    sha256: str
+    counts: dict[str, int]
+
+
+def downloads(folder: Path | None = None) -> tuple[list[Download], str | None]:
+    """The files of the published export (from its manifest) and its latest release; an empty
+    list when no export was made yet (the page then says how to make one)."""
+    manifest = read_export(Path(folder or default_folder()))
+    rows = [
+        Download(str(f["name"]), int(f["bytes"]), str(f["sha256"]), dict(f.get("counts") or {}))
+        for f in manifest.get("files", [])
+    ]
+    return rows, manifest.get("latest_release")
+
+
+def download_path(name: str, folder: Path | None = None) -> tuple[Path, str] | None:
+    """The file to serve for `name` and its content type, or None: only files the manifest
+    lists (and the manifest, SHA256SUMS and the JSON Schemas) are served, never another path."""
+    folder = Path(folder or default_folder())
+    if name.startswith("schema/"):
+        schemas = {p.name: p for p in schema_files()}
+        path = schemas.get(name.removeprefix("schema/"))
+        return (path, "application/schema+json") if path else None
+    if name in EXTRA_FILES:
+        path = folder / name
+        return (path, EXTRA_FILES[name]) if path.is_file() else None
+    listed = {d.name for d in downloads(folder)[0]}
+    if name not in listed:
+        return None
+    path = (folder / name).resolve()
+    if folder.resolve() not in path.parents or not path.is_file():
+        return None
+    return path, "application/gzip"
+
+
+def schema_files() -> list[Path]:
+    """kb's JSON Schema of a release file and those of the registered parts."""
+    parts = [p.schema for p in hooks.export_parts() if p.schema is not None]
+    return [*sorted(SCHEMA_DIR.glob("*.schema.json")), *parts]
