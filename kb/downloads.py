@@ -1,6 +1,6 @@
 """The downloads page and the files of the bulk export (made by `manage.py export_data`).
 
-Views stay thin: kb.export.service lists and resolves the files; only names the export's
+Views stay thin: kb.export.bulk lists and resolves the files; only names the export's
 manifest lists are served (no path from the URL ever reaches the file system).
 """
 
@@ -11,7 +11,7 @@ import datetime as dt
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from .export.service import download_path, downloads
+from .export.bulk import download_path, downloads
 
 
 def downloads_page(request: HttpRequest) -> HttpResponse:

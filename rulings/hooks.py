@@ -21,7 +21,7 @@ from kb.hooks import (
 )
 from kb.models import VocabularyTerm
 
-from . import export
+from . import exporting
 from .models import LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
@@ -133,11 +133,11 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
 register_export_part(
     ExportPart(
         name="cards",
-        filename=export.FILENAME,
-        build=export.build,
-        load=export.load,
-        is_empty=export.is_empty,
-        counts=export.counts,
-        schema=export.SCHEMA,
+        filename=exporting.FILENAME,
+        build=exporting.build,
+        load=exporting.load,
+        is_empty=exporting.is_empty,
+        counts=exporting.counts,
+        schema=exporting.SCHEMA,
     )
 )

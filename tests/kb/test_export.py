@@ -18,10 +18,10 @@ import pytest
 from django.core.management import CommandError
 from django.test import Client, override_settings
 
+from kb.export.bulk import SCHEMA_DIR
 from kb.export.files import MANIFEST
-from kb.export.service import SCHEMA_DIR
 from kb.models import Example, Release, RuleVersion
-from rulings.export import SCHEMA as CARDS_SCHEMA
+from rulings.exporting import SCHEMA as CARDS_SCHEMA
 from rulings.models import Card, Ruling
 from tests.kb.helpers import clear_archive, run, table_dump
 from tests.rulings.helpers import clear_cards

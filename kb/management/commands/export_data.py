@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from kb.export.service import default_folder, export_data
+from kb.export.bulk import default_folder, export_data
 
 
 class Command(BaseCommand):

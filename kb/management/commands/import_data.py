@@ -13,8 +13,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from kb.export.bulk import import_data
 from kb.export.files import ExportError
-from kb.export.service import import_data
 
 
 class Command(BaseCommand):
