@@ -7,6 +7,7 @@ kb writes one file per release; other apps' files come from the parts they regis
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,13 @@ def export_data(out: Path | None = None, *, progress: Progress = _quiet) -> Expo
     return ExportResult(out.resolve(), manifest["files"], time.perf_counter() - started)
 
 
+def _read(folder: Path, name: str) -> dict[str, Any]:
+    obj = files.read_json_gz(folder / name)
+    if not isinstance(obj, dict) or obj.get("schema_version") != files.SCHEMA_VERSION:
+        raise ExportError(f"{name}: not an export file of schema {files.SCHEMA_VERSION}")
+    return obj
+
+
 def read_export(folder: Path) -> dict[str, Any]:
     """The manifest of an export folder, or None when there is none (the downloads page)."""
     try:
@@ -94,8 +102,8 @@ def import_data(folder: Path, *, progress: Progress = _quiet) -> dict[str, dict[
     """Load an export into an empty database, all or nothing.
 
     Refused (ExportError, nothing changed) when the database holds data, when a file does not
-    match the manifest's checksum, or when a file cannot be read; everything is read and checked
-    before the first write."""
+    match the manifest's checksum (all are checked before the first write), or when a file
+    cannot be read (the transaction is rolled back)."""
     folder = Path(folder)
     held = database_is_empty()
     if held:
@@ -110,21 +118,25 @@ def import_data(folder: Path, *, progress: Progress = _quiet) -> dict[str, dict[
     unknown = sorted(set(names) - set(release_names) - set(parts))
     if unknown:
         raise ExportError(f"{unknown[0]}: a file this site does not know how to load")
-    release_objs = [files.read_json_gz(folder / n) for n in release_names]
-    part_objs = {n: files.read_json_gz(folder / n) for n in names if n in parts}
-    for name, obj in [*zip(release_names, release_objs, strict=True), *part_objs.items()]:
-        if not isinstance(obj, dict) or obj.get("schema_version") != files.SCHEMA_VERSION:
-            raise ExportError(f"{name}: not an export file of schema {files.SCHEMA_VERSION}")
     counts: dict[str, dict[str, int]] = {}
     current = "releases/"
+
+    def release_objects() -> Iterator[dict[str, Any]]:
+        nonlocal current
+        for name in release_names:
+            current = name
+            yield _read(folder, name)
+
+    # Files are read as they are loaded (one release in memory at a time); a file that cannot
+    # be read rolls the whole import back.
     try:
         with transaction.atomic():
-            counts["releases"] = releases.load_releases(release_objs)
+            counts["releases"] = releases.load_releases(release_objects())
             progress(f"releases: {counts['releases']}")
             for part in hooks.export_parts():
-                if part.filename in part_objs:
+                if part.filename in names:
                     current = part.filename
-                    counts[part.name] = part.load(part_objs[part.filename])
+                    counts[part.name] = part.load(_read(folder, part.filename))
                     progress(f"{part.name}: {counts[part.name]}")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ExportError(

@@ -36,7 +36,7 @@ def dumps(obj: Any) -> bytes:
 def gzip_bytes(data: bytes) -> bytes:
     """gzip with a fixed header (no name, mtime 0): equal input, equal bytes."""
     buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=6) as gz:
         gz.write(data)
     return buf.getvalue()
 

@@ -287,26 +287,24 @@ def _text_row(entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def load_releases(objects: list[dict[str, Any]]) -> dict[str, int]:
-    """Store releases read from an export into an empty archive (bulk inserts, no importer
-    replay): the rows a re-export reads are exactly those the files describe."""
-    objects = sorted(objects, key=lambda o: o["release"]["effective_date"])
-    dates = [dt.date.fromisoformat(o["release"]["effective_date"]) for o in objects]
-    releases = Release.objects.bulk_create(
-        [_release(o["release"]) for o in objects], batch_size=200
-    )
-    release_of = {r.effective_date: r for r in releases}
-    Anomaly.objects.bulk_create(
-        [
-            Anomaly(release=release_of[date], **a)
-            for date, o in zip(dates, objects, strict=True)
-            for a in o["anomalies"]
-        ],
-        batch_size=1000,
-    )
+def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Store releases read from an export, in date order, into an empty archive (bulk inserts,
+    no importer replay): the rows a re-export reads are exactly those the files describe.
+
+    `objects` may be a generator: one release is held in memory at a time (the whole archive's
+    files parsed at once would take a gigabyte)."""
+    metas: list[dict[str, Any]] = []
+    anomalies: list[tuple[int, dict[str, Any]]] = []
+    dates: list[dt.date] = []
     numbers, texts, terms, glossary = _Runs(dates), _Runs(dates), _Runs(dates), _Runs(dates)
     lineage_kinds: dict[str, str] = {}
     for index, obj in enumerate(objects):
+        date = dt.date.fromisoformat(obj["release"]["effective_date"])
+        if dates and date <= dates[-1]:
+            raise ValueError(f"release {date} out of order")
+        dates.append(date)
+        metas.append(obj["release"])
+        anomalies.extend((index, a) for a in obj["anomalies"])
         for rule in obj["rules"]:
             key = rule["lineage"]
             lineage_kinds.setdefault(key, rule["lineage_kind"])
@@ -327,6 +325,11 @@ def load_releases(objects: list[dict[str, Any]]) -> dict[str, int]:
                     **{k: entry[k] for k in ("headword", "aliases", "obsolete", "ordinal")},
                 },
             )
+    releases = Release.objects.bulk_create([_release(m) for m in metas], batch_size=200)
+    release_of = {r.effective_date: r for r in releases}
+    Anomaly.objects.bulk_create(
+        [Anomaly(release=releases[index], **a) for index, a in anomalies], batch_size=1000
+    )
     created = Lineage.objects.bulk_create(
         [Lineage(key=k, kind=v) for k, v in sorted(lineage_kinds.items())], batch_size=1000
     )
