@@ -29,6 +29,9 @@ from kb.models import (
     RuleVersion,
 )
 
+#: What a maintainer changed, kept apart from the official text (kb.editing writes them).
+EDIT_FIELDS = ("source_text", "en_edited", "fr_edited", "edited_by", "edited_at")
+
 RELEASE_FIELDS = ("set_code", "title", "introduction", "credits", "source", "sha256", "counts")
 
 
@@ -38,6 +41,33 @@ def _valid(row: dict[str, Any], date: dt.date) -> bool:
 
 def _iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
+
+
+def _edited(row: dict[str, Any]) -> dict[str, Any] | None:
+    """A maintainer's edit of the text (null: never edited): the official English it replaced,
+    which language was edited, by whom and when."""
+    if not any(row[f] for f in EDIT_FIELDS):
+        return None
+    return {
+        "source_text": row["source_text"],
+        "en_edited": row["en_edited"],
+        "fr_edited": row["fr_edited"],
+        "by": row["edited_by"],
+        "at": row["edited_at"].isoformat() if row["edited_at"] else None,
+    }
+
+
+def _edit_fields(edited: dict[str, Any] | None) -> dict[str, Any]:
+    """The row fields of an export's `edited` object."""
+    edited = edited or {}
+    at = edited.get("at")
+    return {
+        "source_text": edited.get("source_text", ""),
+        "en_edited": edited.get("en_edited", False),
+        "fr_edited": edited.get("fr_edited", False),
+        "edited_by": edited.get("by", ""),
+        "edited_at": dt.datetime.fromisoformat(at) if at else None,
+    }
 
 
 def _french(row: dict[str, Any], release_dates: dict[int, dt.date]) -> dict[str, Any] | None:
@@ -72,6 +102,7 @@ class ArchiveReader:
             )
         )
         text_fields = (
+            *EDIT_FIELDS,
             "id",
             "text_en",
             "text_fr",
@@ -91,7 +122,7 @@ class ArchiveReader:
         )
         self.examples: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for ex in Example.objects.order_by("version_id", "position").values(
-            "version_id", "position", "text_en", "text_fr", "origin"
+            "version_id", "position", "text_en", "text_fr", "origin", *EDIT_FIELDS
         ):
             self.examples[ex.pop("version_id")].append(ex)
         self.rule_refs: dict[int, list[dict[str, Any]]] = defaultdict(list)
@@ -152,6 +183,7 @@ class ArchiveReader:
             "change": version["change"],
             "wording_since": _iso(version["wording_since"]),
             "references": _references(refs, resolve),
+            "edited": _edited(version),
         }
 
     def _rule(self, number: dict, version: dict | None, resolve: dict[str, str]) -> dict:
@@ -166,11 +198,17 @@ class ArchiveReader:
         }
         if version is None:  # a number with no text row: kept visible, never invented
             rule.update(text_en=None, text_fr=None, french=None, change="", wording_since=None)
+            rule["edited"] = None
             rule.update(references=[], examples=[])
             return rule
         rule.update(self._text(version, self.rule_refs.get(version["id"], []), resolve))
         rule["examples"] = [
-            {"text_en": e["text_en"], "text_fr": e["text_fr"], "origin": e["origin"]}
+            {
+                "text_en": e["text_en"],
+                "text_fr": e["text_fr"],
+                "origin": e["origin"],
+                "edited": _edited(e),
+            }
             for e in self.examples.get(version["id"], [])
         ]
         return rule
@@ -280,6 +318,7 @@ def _text_row(entry: dict[str, Any]) -> dict[str, Any]:
         "french": entry["french"],
         "change": entry["change"],
         "wording_since": entry["wording_since"],
+        "edited": entry["edited"],
         "references": [
             {k: r[k] for k in ("example_position", "lang", "start", "end", "target", "target_end")}
             for r in entry["references"]
@@ -372,6 +411,7 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
                     text_en=ex["text_en"],
                     text_fr=ex["text_fr"],
                     origin=ex["origin"],
+                    **_edit_fields(ex["edited"]),
                 )
             )
         refs.extend(Reference(rule_version_id=version.id, **r) for r in value["references"])
@@ -445,4 +485,5 @@ def _version_fields(
         "fr_release": release_of.get(translates) if translates else None,
         "valid_from": start,
         "valid_to": end,
+        **_edit_fields(value["edited"]),
     }

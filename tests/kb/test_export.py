@@ -7,6 +7,7 @@ afterwards, as tests/kb/test_site_data.py does): the session database is never f
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import hashlib
 import json
@@ -54,6 +55,8 @@ def demo(db, tmp_path: Path) -> None:
     version.text_fr = "Pour activer une capacité, un joueur la met sur la pile."
     version.fr_status = "unofficial"
     version.fr_release = latest
+    version.fr_edited, version.edited_by = True, "ana"
+    version.edited_at = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
     version.save()
     Example.objects.create(
         version=version, position=0, text="Example: one.", text_en="Example: one.", text_fr="Ex."
@@ -106,9 +109,17 @@ def test_export_writes_one_file_per_release_cards_a_manifest_and_sums(demo, tmp_
     assert rule["kind"] == "subrule"
     assert rule["text_fr"].startswith("Pour activer une capacité")
     assert rule["french"] == {"status": "unofficial", "translates": "2025-06-06"}
+    assert rule["edited"] == {
+        "source_text": "",
+        "en_edited": False,
+        "fr_edited": True,
+        "by": "ana",
+        "at": "2026-11-30T12:00:00+00:00",
+    }
+    assert rules["602.2b"]["edited"] is None
     assert rule["examples"] == [
-        {"text_en": "Example: one.", "text_fr": "Ex.", "origin": "source"},
-        {"text_en": "Example: two.", "text_fr": None, "origin": "maintainer"},
+        {"text_en": "Example: one.", "text_fr": "Ex.", "origin": "source", "edited": None},
+        {"text_en": "Example: two.", "text_fr": None, "origin": "maintainer", "edited": None},
     ]
     cited = {r["target"]: r["lineage"] for r in rules["602.2"]["references"]}
     assert cited["714"] is None  # the demo lacks chapter 714: unresolved, kept
