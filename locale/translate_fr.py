@@ -963,6 +963,7 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "sizes, checksums and counts"): "tailles, sommes de contrôle et décomptes",  # export15
     ("", "JSON Schema:"): "JSON Schema :",  # export15
     ("", "Size"): "Taille",  # export15
+    ("file", "Contents"): "Contenu",  # export15
     (
         "",
         "%(c)s cards, %(r)s rulings, %(l)s links to rules",

@@ -237,7 +237,7 @@ def test_downloads_page_lists_the_files_and_serves_them(demo, tmp_path: Path) ->
         assert "1 cards, 10 rulings, 2 links to rules" in html  # one of the 11 is a heading
         assert "18 rules, 1 glossary entries" in html
         fr = client.get("/fr/downloads/").content.decode()
-        assert "Téléchargements" in fr and "18 règles" in fr
+        assert "Téléchargements" in fr and "18 règles" in fr and "Contenu" in fr
         assert 'href="/en/downloads/"' in client.get("/en/").content.decode()  # footer
         response = client.get("/downloads/releases/2025-06-06.json.gz")
         assert response.status_code == 200
