@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from kb import hooks
 from kb.models import GlossaryTerm, Lineage, Release
@@ -138,7 +138,7 @@ def import_data(folder: Path, *, progress: Progress = _quiet) -> dict[str, dict[
                     current = part.filename
                     counts[part.name] = part.load(_read(folder, part.filename))
                     progress(f"{part.name}: {counts[part.name]}")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, DatabaseError) as exc:
         raise ExportError(
             f"{current}: malformed content ({type(exc).__name__}: {exc}); nothing was imported"
         ) from exc
@@ -162,10 +162,13 @@ def downloads(folder: Path | None = None) -> tuple[list[Download], str | None]:
     """The files of the published export (from its manifest) and its latest release; an empty
     list when no export was made yet (the page then says how to make one)."""
     manifest = read_export(Path(folder or default_folder()))
-    rows = [
-        Download(str(f["name"]), int(f["bytes"]), str(f["sha256"]), dict(f.get("counts") or {}))
-        for f in manifest.get("files", [])
-    ]
+    try:
+        rows = [
+            Download(str(f["name"]), int(f["bytes"]), str(f["sha256"]), dict(f["counts"] or {}))
+            for f in manifest.get("files", [])
+        ]
+    except (KeyError, TypeError, ValueError):  # a manifest edited by hand: nothing to offer
+        return [], None
     return rows, manifest.get("latest_release")
 
 

@@ -261,3 +261,32 @@ def test_downloads_page_lists_the_files_and_serves_them(demo, tmp_path: Path) ->
             "schema/../../../settings.py",
         ):
             assert client.get(f"/downloads/{name}").status_code == 404, name
+
+
+def test_a_malformed_export_is_refused_and_a_broken_manifest_shows_no_files(
+    demo, tmp_path: Path
+) -> None:
+    folder = tmp_path / "e"
+    run("export_data", "--out", str(folder))
+    clear_archive()
+    clear_cards()
+    # A release file whose rule lacks its lineage key (checksums updated): refused, named.
+    name = "releases/2019-01-25.json.gz"
+    obj = _load(name, folder)
+    del obj["rules"][0]["lineage"]
+    data = gzip.compress(json.dumps(obj).encode(), mtime=0)
+    (folder / name).write_bytes(data)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    for entry in manifest["files"]:
+        if entry["name"] == name:
+            entry["sha256"] = hashlib.sha256(data).hexdigest()
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(CommandError, match=r"releases/2019-01-25\.json\.gz: malformed content"):
+        run("import_data", str(folder))
+    assert not Release.objects.exists()
+    manifest["files"][0] = {"name": "cards.json.gz"}  # no size, no checksum
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with override_settings(KB_EXPORT_DIR=folder):
+        page = Client().get("/en/downloads/")
+    assert page.status_code == 200
+    assert "No export has been made yet" in page.content.decode()
