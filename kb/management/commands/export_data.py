@@ -11,8 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
+from tqdm import tqdm
 
+from kb import hooks
 from kb.export.bulk import default_folder, export_data
+from kb.models import Release
 
 
 class Command(BaseCommand):
@@ -31,14 +34,22 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts) -> None:
         verbosity = opts["verbosity"]
+        total = Release.objects.count() + len(hooks.export_parts())
+        bar = tqdm(total=total, unit="file", disable=verbosity < 1 or total < 2, file=self.stderr)
 
         def progress(line: str) -> None:
+            bar.update(1)
             if verbosity >= 2:
-                self.stdout.write(line)
+                if bar.disable:
+                    self.stdout.write(line)
+                else:
+                    bar.write(line, file=self.stdout._out)
 
-        result = export_data(
-            Path(opts["out"]) if opts["out"] else default_folder(), progress=progress
-        )
+        out = Path(opts["out"]) if opts["out"] else default_folder()
+        try:
+            result = export_data(out, progress=progress)
+        finally:
+            bar.close()
         if verbosity:
             self.stdout.write(
                 f"Exported {len(result.files)} files ({result.total_bytes / 1e6:.1f} MB) "
