@@ -4,8 +4,8 @@ export → import into an empty database → export gives the same bytes.
 
 The import runs in a subprocess on an SQLite file of its own under KB_VAR_DIR (the session
 database is never emptied), hence `sqlite_only`. The whole archive's round trip is fast enough
-for the suite: export 18–52 s, import 45–115 s (idle–busy machine); this file took 238 s with the session's archive
-and cards imported (7 minutes when the machine was busy).
+for the suite: export 18–52 s, import 45–115 s (idle to busy machine); this file took 238 s
+with the session's archive and cards imported (7 minutes when the machine was busy).
 """
 
 from __future__ import annotations
