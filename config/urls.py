@@ -10,6 +10,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.utils.cache import patch_cache_control
 
+from kb.downloads import download_file
+
 from .api import api
 
 
@@ -25,6 +27,8 @@ urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    # The bulk export's files: one address whatever the page language.
+    path("downloads/<path:name>", download_file, name="download_file"),
 ]
 urlpatterns += i18n_patterns(
     path("", include("rulings.urls")),

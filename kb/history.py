@@ -524,9 +524,7 @@ def archive_generation() -> str:
         record=Max(Subquery(ImportRecord.objects.order_by("-id").values("id")[:1])),
     )
     stamp = state["last"].timestamp() if state["last"] else 0
-    return (
-        f"{state['n']}-{stamp:.6f}-{state['record']}-{state['rule_edit']}-{state['term_edit']}"
-    )
+    return f"{state['n']}-{stamp:.6f}-{state['record']}-{state['rule_edit']}-{state['term_edit']}"
 
 
 def _latest_edit(model: type) -> Subquery:

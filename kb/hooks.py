@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest
@@ -82,3 +83,37 @@ def maintainer_decisions(lineage_ids: set[int]) -> dict[int, list[str]]:
         for lid, items in reader(lineage_ids).items():
             out.setdefault(lid, []).extend(items)
     return out
+
+
+@dataclass(frozen=True)
+class ExportPart:
+    """One file of the bulk export that another app writes and reads back (the rulings app:
+    cards, rulings and their links). kb's `export_data` / `import_data` call every registered
+    part after the rules, so kb never imports the app that owns the data.
+
+    `build` returns the file's JSON object (deterministic: sorted rows); `load` stores such an
+    object into an empty database, after the rules, and returns its counts; `is_empty` says
+    whether the app holds no data yet (import_data refuses a database that holds some);
+    `counts` summarises a built object for the manifest; `schema` is the file's JSON Schema
+    (served beside the files)."""
+
+    name: str
+    filename: str
+    build: Callable[[], dict[str, Any]]
+    load: Callable[[dict[str, Any]], dict[str, int]]
+    is_empty: Callable[[], bool]
+    counts: Callable[[dict[str, Any]], dict[str, int]]
+    schema: Path | None = None
+
+
+_export_parts: list[ExportPart] = []
+
+
+def register_export_part(part: ExportPart) -> ExportPart:
+    if all(p.name != part.name for p in _export_parts):
+        _export_parts.append(part)
+    return part
+
+
+def export_parts() -> list[ExportPart]:
+    return list(_export_parts)

@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from . import views
+from . import downloads, views
 from .feeds import ReleasesFeed, RuleHistoryFeed
 from .sitesearch import views as search_views
 
@@ -38,6 +38,7 @@ app_name = "kb"
 urlpatterns = [
     path("", views.home, name="home"),
     path("releases/", views.releases, name="releases"),
+    path("downloads/", downloads.downloads_page, name="downloads"),
     path("releases.atom", ReleasesFeed(), name="releases_feed"),
     path("search/", search_views.search, name="search"),
     path("search/help/", search_views.search_help, name="search_help"),

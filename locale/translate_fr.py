@@ -967,6 +967,37 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "again in %(seconds)s seconds.",
     ): "Les règles sont en cours de mise à jour (une importation est en cours). Rien n'a été "
     "modifié : veuillez réessayer dans %(seconds)s secondes.",
+    ("", "Downloads"): "Téléchargements",  # export15
+    (
+        "",
+        "The whole archive for people who build on it: one JSON file per release (every rule with its number, lineage key, English and French texts, examples and resolved references, and the glossary), and one file of cards with their rulings and the rules each ruling leans on. The files are gzip-compressed JSON; their schema is documented in docs/export.md and as JSON Schema.",
+    ): "Toute l’archive pour qui construit dessus : un fichier JSON par version (chaque règle avec son numéro, sa clé de lignée, ses textes anglais et français, ses exemples et ses références résolues, et le glossaire), et un fichier des cartes avec leurs décisions et les règles sur lesquelles chacune s’appuie. Les fichiers sont du JSON compressé en gzip ; leur schéma est décrit dans docs/export.md et en JSON Schema.",  # export15
+    (
+        "",
+        "Made from the archive up to the release of %(d)s.",
+    ): "Fait à partir de l’archive jusqu’à la version du %(d)s.",  # export15
+    ("", "Check the files with"): "Vérifiez les fichiers avec",  # export15
+    ("", "or"): "ou",  # export15
+    ("", "sizes, checksums and counts"): "tailles, sommes de contrôle et décomptes",  # export15
+    ("", "JSON Schema:"): "JSON Schema :",  # export15
+    ("", "Size"): "Taille",  # export15
+    ("file", "Contents"): "Contenu",  # export15
+    (
+        "",
+        "%(c)s cards, %(r)s rulings, %(l)s links to rules",
+    ): "%(c)s cartes, %(r)s décisions, %(l)s liens vers des règles",  # export15
+    (
+        "",
+        "%(n)s rules, %(g)s glossary entries",
+    ): "%(n)s règles, %(g)s entrées du glossaire",  # export15
+    (
+        "",
+        "No export has been made yet. To make one, run:",
+    ): "Aucun export n’a encore été fait. Pour en faire un, lancez :",  # export15
+    (
+        "",
+        "It writes the files into the folder named by KB_EXPORT_DIR (var/exports by default), where this page serves them from.",
+    ): "Il écrit les fichiers dans le dossier désigné par KB_EXPORT_DIR (var/exports par défaut), d’où cette page les sert.",  # export15
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -11,14 +11,17 @@ from django.urls import reverse
 
 from kb.crtext.numbers import kind_of
 from kb.hooks import (
+    ExportPart,
     Panel,
     RulePage,
+    register_export_part,
     register_maintainer_decisions,
     register_rule_panel,
     register_site_data_loader,
 )
 from kb.models import VocabularyTerm
 
+from . import exporting
 from .models import Card, LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
@@ -133,3 +136,17 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
         for line in build_vocabulary().lines(detail=verbosity >= 2):
             if verbosity >= 1:
                 write(f"  {line}")
+
+
+# Cards, rulings and their links: one file of the bulk export (kb's export_data/import_data).
+register_export_part(
+    ExportPart(
+        name="cards",
+        filename=exporting.FILENAME,
+        build=exporting.build,
+        load=exporting.load,
+        is_empty=exporting.is_empty,
+        counts=exporting.counts,
+        schema=exporting.SCHEMA,
+    )
+)

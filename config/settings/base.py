@@ -115,6 +115,8 @@ STATIC_ROOT = VAR_DIR / "static"
 
 KB_DATA_DIR = Path(os.environ.get("KB_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
 KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
+# Where `manage.py export_data` writes the bulk export and the downloads page serves it from.
+KB_EXPORT_DIR = Path(os.environ.get("KB_EXPORT_DIR", VAR_DIR / "exports"))
 # The search backend (search.backend.SearchBackend) and whether a commit that changes indexed
 # data drains the outbox right away (else `manage.py index_worker` or the next writer does).
 KB_SEARCH_BACKEND = os.environ.get(

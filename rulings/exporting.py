@@ -1,0 +1,190 @@
+"""Cards, their faces, rulings and the rulings' links to rules, as one file of the bulk export
+(kb's `export_data` / `import_data` call this through `kb.hooks.register_export_part`).
+
+Links name the rule by its lineage key (stable across renumberings) with the number it had in
+the release in force on the ruling's date and today's number.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kb.crtext.numbers import kind_of
+from kb.models import Lineage, Release
+
+from .models import Card, CardFace, Ruling, RulingLink
+from .records import ruling_hash
+
+FILENAME = "cards.json.gz"
+SCHEMA = Path(__file__).resolve().parent / "schema" / "cards.schema.json"
+
+CARD_FIELDS = (
+    "key",
+    "slug",
+    "layout",
+    "mana_cost",
+    "power",
+    "toughness",
+    "loyalty",
+    "defense",
+    "mana_value",
+    "colors",
+    "keywords",
+    "printings",
+    "fr_face_name",
+    "data_source",
+    "edited",
+)
+TRANSLATED = ("name", "type_line", "text")
+FACE_FIELDS = (
+    "position",
+    "name",
+    "mana_cost",
+    "type_line",
+    "text",
+    "power",
+    "toughness",
+    "loyalty",
+    "name_fr",
+    "type_line_fr",
+    "text_fr",
+)
+RULING_FIELDS = ("text", "source_text", "text_edited", "missing", "is_heading", "grouped_by_hand")
+LINK_FIELDS = ("kind", "evidence", "number", "current_number")
+
+
+def build() -> dict[str, Any]:
+    """Every card (sorted by key) with its faces, its rulings in the site's order (date, then
+    the order they were stored) and each ruling's links (sorted by lineage key)."""
+    lineage_key = dict(Lineage.objects.values_list("id", "key"))
+    release_date = dict(Release.objects.values_list("id", "effective_date"))
+    faces: dict[int, list[dict]] = defaultdict(list)
+    for face in CardFace.objects.order_by("card_id", "position").values("card_id", *FACE_FIELDS):
+        faces[face.pop("card_id")].append(face)
+    links: dict[int, list[dict]] = defaultdict(list)
+    for link in RulingLink.objects.values("ruling_id", "lineage_id", "release_id", *LINK_FIELDS):
+        rid = link.pop("ruling_id")
+        release = release_date.get(link.pop("release_id"))
+        link["lineage"] = lineage_key[link.pop("lineage_id")]
+        link["release"] = release.isoformat() if release else None
+        links[rid].append(link)
+    rulings: dict[int, list[dict]] = defaultdict(list)
+    rows = Ruling.objects.order_by("card_id", "date", "id").values(
+        "id", "card_id", "date", "linked_at", "group_id", *RULING_FIELDS
+    )
+    position: dict[int, int] = {}
+    for row in rows:
+        card_rulings = rulings[row["card_id"]]
+        position[row["id"]] = len(card_rulings)
+        card_rulings.append(row)
+    cards = []
+    translated = [f"{f}_{lang}" for f in TRANSLATED for lang in ("en", "fr")]
+    for card in Card.objects.order_by("key").values("id", "oracle_id", *CARD_FIELDS, *translated):
+        cid = card.pop("id")
+        card["oracle_id"] = str(card["oracle_id"]) if card["oracle_id"] else None
+        card["faces"] = faces.get(cid, [])
+        card["rulings"] = [_ruling(r, position, links) for r in rulings.get(cid, [])]
+        cards.append(card)
+    return {"cards": cards}
+
+
+def _ruling(row: dict, position: dict[int, int], links: dict[int, list[dict]]) -> dict[str, Any]:
+    out = {f: row[f] for f in RULING_FIELDS}
+    out["date"] = row["date"].isoformat()
+    out["linked_at"] = row["linked_at"].isoformat() if row["linked_at"] else None
+    # The heading it is listed under, as its index in the card's list of rulings.
+    out["group"] = position.get(row["group_id"]) if row["group_id"] else None
+    out["links"] = sorted(links.get(row["id"], []), key=lambda link: link["lineage"])
+    return out
+
+
+def counts(obj: dict[str, Any]) -> dict[str, int]:
+    rulings = [r for c in obj["cards"] for r in c["rulings"]]
+    return {
+        "cards": len(obj["cards"]),
+        "rulings": sum(1 for r in rulings if not r["is_heading"]),
+        "headings": sum(1 for r in rulings if r["is_heading"]),
+        "links": sum(len(r["links"]) for r in rulings),
+    }
+
+
+def is_empty() -> bool:
+    return not Card.objects.exists()
+
+
+def load(obj: dict[str, Any]) -> dict[str, int]:
+    """Store the cards file into a database whose rules were just loaded from the same export
+    (links find their rule by lineage key, their release by date)."""
+    lineage_of = dict(Lineage.objects.values_list("key", "id"))
+    release_of = dict(Release.objects.values_list("effective_date", "id"))
+    translated = [f"{f}_{lang}" for f in TRANSLATED for lang in ("en", "fr")]
+    cards = Card.objects.bulk_create(
+        [
+            Card(
+                oracle_id=uuid.UUID(c["oracle_id"]) if c["oracle_id"] else None,
+                name=c["name_en"] or "",
+                type_line=c["type_line_en"] or "",
+                text=c["text_en"] or "",
+                **{f: c[f] for f in (*CARD_FIELDS, *translated)},
+            )
+            for c in obj["cards"]
+        ],
+        batch_size=500,
+    )
+    faces, rulings, pending = [], [], []
+    for card, data in zip(cards, obj["cards"], strict=True):
+        faces.extend(CardFace(card_id=card.id, **face) for face in data["faces"])
+        for r in data["rulings"]:
+            rulings.append(_ruling_row(card.id, r))
+            pending.append((card.id, r))
+    CardFace.objects.bulk_create(faces, batch_size=1000)
+    rulings = Ruling.objects.bulk_create(rulings, batch_size=500)
+    by_card: dict[int, list[Ruling]] = defaultdict(list)
+    for ruling in rulings:
+        by_card[ruling.card_id].append(ruling)
+    grouped, links = [], []
+    for ruling, (card_id, data) in zip(rulings, pending, strict=True):
+        if data["group"] is not None:
+            ruling.group_id = by_card[card_id][data["group"]].id
+            grouped.append(ruling)
+        for link in data["links"]:
+            links.append(
+                RulingLink(
+                    ruling_id=ruling.id,
+                    lineage_id=lineage_of.get(link["lineage"])
+                    or _lineage(link["lineage"], link["number"], lineage_of),
+                    release_id=release_of.get(dt.date.fromisoformat(link["release"]))
+                    if link["release"]
+                    else None,
+                    date=ruling.date,
+                    **{f: link[f] for f in LINK_FIELDS},
+                )
+            )
+    Ruling.objects.bulk_update(grouped, ["group"], batch_size=500)
+    RulingLink.objects.bulk_create(links, batch_size=1000)
+    return {"cards": len(cards), "faces": len(faces), "rulings": len(rulings), "links": len(links)}
+
+
+def _ruling_row(card_id: int, r: dict[str, Any]) -> Ruling:
+    return Ruling(
+        card_id=card_id,
+        date=dt.date.fromisoformat(r["date"]),
+        text_hash=ruling_hash(r["text"]),
+        source_hash=ruling_hash(r["source_text"]) if r["source_text"] else "",
+        linked_at=dt.datetime.fromisoformat(r["linked_at"]) if r["linked_at"] else None,
+        **{f: r[f] for f in RULING_FIELDS},
+    )
+
+
+def _lineage(key: str, number: str, lineage_of: dict[str, int]) -> int:
+    """A link to a lineage no release of the export holds (kept, not dropped)."""
+    lineage = Lineage.objects.create(key=key, kind=kind_of(number) or "rule")
+    lineage_of[key] = lineage.id
+    return lineage.id
+
+
+__all__ = ["FILENAME", "build", "counts", "is_empty", "load"]
