@@ -307,7 +307,9 @@ def test_pages_with_french_cost_the_same_queries(french, client) -> None:
     assert 'class="entries bilingual fr-first"' in client.get(urls[2]).content.decode()
     RuleVersion.objects.exclude(text_fr="").update(text_fr="", fr_status="", fr_release=None)
     assert with_french == measure()
-    assert max(with_french.values()) <= 14, with_french  # 11, and 3 for a rulings panel
+    # 11, 3 for a rulings panel, and 1 on a chapter: the archive state keying its cached
+    # entries (kb.fragments).
+    assert max(with_french.values()) <= 15, with_french
 
 
 def _worklist_rows(html: str) -> list[tuple[str, str]]:
