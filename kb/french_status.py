@@ -33,7 +33,7 @@ from django.utils.safestring import SafeString
 from .crtext.typography import fold
 from .diffing import word_diff
 from .models import Anomaly, Example, Release, RuleNumber, RuleVersion
-from .models.versioning import FrenchStatus, valid_on
+from .models.versioning import FrenchStatus, row_valid_on, valid_on
 
 MISSING = "missing"
 STALE = "stale"
@@ -188,10 +188,6 @@ def _rows(lineage_ids: Iterable[int] | None, date: dt.date, texts: bool) -> list
     )
 
 
-def _valid(row: dict[str, Any], date: dt.date) -> bool:
-    return row["valid_from"] <= date and (row["valid_to"] is None or row["valid_to"] > date)
-
-
 def _state(versions: list[dict[str, Any]], shown: dict[str, Any], english: str) -> FrenchText:
     """The French state of `shown`, given its lineage's versions up to it (oldest first) and
     the shown English text."""
@@ -202,7 +198,7 @@ def _state(versions: list[dict[str, Any]], shown: dict[str, Any], english: str) 
     translates = holder["translates"] or holder["valid_from"]
     # The English the French translates: the version valid in its release (the holder itself
     # for an imported text; a maintainer may name another release of the same lineage).
-    source = next((v for v in upto if _valid(v, translates)), holder)
+    source = next((v for v in upto if row_valid_on(v, translates)), holder)
     stale = source["folded_hash"] != shown["folded_hash"]
     changed_in = None
     if stale:
@@ -249,7 +245,7 @@ def release_french_states(date: dt.date, *, texts: bool = False) -> dict[int, Fr
     shown = {
         rows[-1]["id"]: lineage
         for lineage, rows in by_lineage.items()
-        if rows and _valid(rows[-1], date)
+        if rows and row_valid_on(rows[-1], date)
     }
     return _states(shown, by_lineage, {})
 

@@ -38,7 +38,7 @@ from kb.crtext.model import Entry
 from kb.crtext.numbers import parent_of, sort_key
 from kb.crtext.pdf import pdf_text
 from kb.models import Anomaly, Example, ImportRecord, Release, RuleVersion
-from kb.models.versioning import FrenchStatus
+from kb.models.versioning import FrenchStatus, row_valid_on
 from search.indexing import enqueue
 
 from .texts import analyse
@@ -300,16 +300,14 @@ def _english_by_date(doc: FrenchDocument) -> dict[dt.date, list[dict[str, Any]]]
     for date in Release.objects.values_list("effective_date", flat=True):
         rows = []
         for n in numbers:
-            if not _valid(n, date):
+            if not row_valid_on(n, date):
                 continue
-            text = next((v["text_en"] for v in versions[n["lineage_id"]] if _valid(v, date)), "")
+            text = next(
+                (v["text_en"] for v in versions[n["lineage_id"]] if row_valid_on(v, date)), ""
+            )
             rows.append({**n, "text_en": text})
         out[date] = rows
     return out
-
-
-def _valid(row: dict[str, Any], date: dt.date) -> bool:
-    return row["valid_from"] <= date and (row["valid_to"] is None or row["valid_to"] > date)
 
 
 # -- alignment ---------------------------------------------------------------------------------

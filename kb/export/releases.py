@@ -28,15 +28,12 @@ from kb.models import (
     RuleNumber,
     RuleVersion,
 )
+from kb.models.versioning import row_valid_on
 
 #: What a maintainer changed, kept apart from the official text (kb.editing writes them).
 EDIT_FIELDS = ("source_text", "en_edited", "fr_edited", "edited_by", "edited_at")
 
 RELEASE_FIELDS = ("set_code", "title", "introduction", "credits", "source", "sha256", "counts")
-
-
-def _valid(row: dict[str, Any], date: dt.date) -> bool:
-    return row["valid_from"] <= date and (row["valid_to"] is None or row["valid_to"] > date)
 
 
 def _iso(value: dt.date | None) -> str | None:
@@ -146,16 +143,16 @@ class ArchiveReader:
     def release_object(self, release: Release) -> dict[str, Any]:
         date = release.effective_date
         numbers = sorted(
-            (n for n in self.numbers if _valid(n, date)),
+            (n for n in self.numbers if row_valid_on(n, date)),
             key=lambda n: (n["sort_key"], n["ordinal"], self.lineages[n["lineage_id"]]),
         )
         resolve: dict[str, str] = {}
         for n in sorted(numbers, key=lambda n: -n["ordinal"]):  # the first printed one wins
             resolve[n["number"]] = self.lineages[n["lineage_id"]]
-        versions = {v["lineage_id"]: v for v in self.versions if _valid(v, date)}
+        versions = {v["lineage_id"]: v for v in self.versions if row_valid_on(v, date)}
         rules = [self._rule(n, versions.get(n["lineage_id"]), resolve) for n in numbers]
         glossary = sorted(
-            (self._glossary(g, resolve) for g in self.glossary if _valid(g, date)),
+            (self._glossary(g, resolve) for g in self.glossary if row_valid_on(g, date)),
             key=lambda g: (g["ordinal"], g["term"]),
         )
         meta = {f: getattr(release, f) for f in RELEASE_FIELDS}

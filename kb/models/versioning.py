@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Self
+from collections.abc import Mapping
+from typing import Any, Self
 
 from django.db import models
 from django.db.models import Q
@@ -25,6 +26,12 @@ def valid_on(date: dt.date, prefix: str = "") -> Q:
     return Q(**{f"{prefix}valid_from__lte": date}) & (
         Q(**{f"{prefix}valid_to__gt": date}) | Q(**{f"{prefix}valid_to__isnull": True})
     )
+
+
+def row_valid_on(row: Mapping[str, Any], date: dt.date) -> bool:
+    """`valid_on` for a row already read (`.values()`): what the French states, the French
+    import and the export check on rows they hold in memory."""
+    return row["valid_from"] <= date and (row["valid_to"] is None or row["valid_to"] > date)
 
 
 class IntervalQuerySet(models.QuerySet):
