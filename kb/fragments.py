@@ -21,15 +21,14 @@ from .history import archive_generation
 TIMEOUT = 24 * 3600
 
 
-def cached(parts: tuple[object, ...], build: Callable[[], Any]) -> tuple[Any, bool]:
+def cached(parts: tuple[object, ...], build: Callable[[], Any]) -> Any:
     """`build()`'s value, cached under `parts` (the page, its release token, language, viewer
-    kind...) and the current stamps; True when it was built now (the caller's objects then hold
-    what it computed)."""
+    kind...) and the current stamps."""
     stamp = repr((parts, archive_generation(), glosses.vocabulary_stamp()))
     key = "kb-fragment-" + hashlib.blake2b(stamp.encode(), digest_size=12).hexdigest()
     found = cache.get(key)
     if found is not None:
-        return found, False
+        return found
     value = build()
     cache.set(key, value, timeout=TIMEOUT)
-    return value, True
+    return value

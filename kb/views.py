@@ -300,7 +300,7 @@ def _chapter_body(page: _Page, number: str) -> _ChapterBody:
         return _ChapterBody(render_to_string("kb/chapter_body.html", context, request), flags)
 
     parts = ("chapter", page.token, number, request.LANGUAGE_CODE, request.user.is_staff)
-    body, _ = fragments.cached(parts, build)
+    body = fragments.cached(parts, build)
     body.entries = loaded
     return body
 
@@ -358,7 +358,7 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     if query:
         html, count, glossed = build()
     else:
-        (html, count, glossed), _ = fragments.cached(("glossary", page.token, lang), build)
+        html, count, glossed = fragments.cached(("glossary", page.token, lang), build)
     return render(
         request,
         "kb/glossary.html",
@@ -456,13 +456,12 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
         query = f"?{request.GET.urlencode()}" if request.GET else ""
         return redirect(reverse("kb:diff", args=list(canonical)) + query)
     fold = request.GET.get("typography") != "all"
-    section, number = request.GET.get("section", ""), request.GET.get("page", "")
+    # No real section or page number is longer (the key is what the content is built from).
+    section, number = request.GET.get("section", "")[:12], request.GET.get("page", "")[:4]
     # Everything under the title is rendered once per archive and vocabulary state: a big
     # diff's thousands of items, their word diffs and pages cost far more than the rest.
-    parts = ("diff", get_language(), *canonical, section[:12], number[:4], fold)
-    content, _ = fragments.cached(
-        parts, lambda: _diff_content(request, a, b, section, number, fold)
-    )
+    parts = ("diff", get_language(), *canonical, section, number, fold)
+    content = fragments.cached(parts, lambda: _diff_content(request, a, b, section, number, fold))
     return render(request, "kb/diff.html", {"old": a, "new": b, "content": content})
 
 
