@@ -17,12 +17,14 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from whoosh.analysis import (
+    Analyzer,
     CharsetFilter,
     Filter,
     LowercaseFilter,
     RegexTokenizer,
     StemFilter,
     StopFilter,
+    Token,
 )
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
@@ -130,14 +132,110 @@ def _base(keep_elided: bool = False):
     )
 
 
+class WordCache(Analyzer):
+    """An analyzer chain run once per distinct word, not once per occurrence.
+
+    Why: Whoosh passes every token of every text through one Python generator per filter;
+    indexing the archive's 2.7 million tokens spent most of its analysis time there, on words
+    seen thousands of times. Every filter of these chains works on one word at a time (a
+    word's forms never depend on its neighbours), so a text is split by the chain's own
+    tokenizer and each word's forms come from a table. Positions follow the chain's rules:
+    numbered by word, or renumbered over the words kept when it drops stop words (Whoosh's
+    StopFilter with `renumber`). What the table cannot give (stop words kept, originals, an
+    untokenized value) goes through the chain itself. Tests compare the two on every text."""
+
+    #: Words remembered per analyzer before the table starts again.
+    MAX_WORDS = 300_000
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self._words: dict[tuple[str, bool], tuple[str, ...]] = {}
+
+    @property
+    def items(self):  # Whoosh reads a composite's parts (has_morph, clean)
+        return self.inner.items
+
+    def __repr__(self) -> str:
+        return f"WordCache({self.inner!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WordCache) and self.inner == other.inner
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def __getstate__(self) -> dict:  # pickled in the index's schema without its table
+        return {"inner": self.inner}
+
+    def __setstate__(self, state: dict) -> None:
+        self.inner = state["inner"]
+        self._words = {}
+
+    def has_morph(self) -> bool:
+        return self.inner.has_morph()
+
+    def clean(self) -> None:
+        self._words.clear()
+        self.inner.clean()
+
+    def __call__(
+        self,
+        value,
+        positions=False,
+        chars=False,
+        keeporiginal=False,
+        removestops=True,
+        start_pos=0,
+        start_char=0,
+        tokenize=True,
+        mode="",
+        no_morph=False,
+        **kwargs,
+    ):
+        if keeporiginal or not removestops or not tokenize:
+            return self.inner(
+                value, positions=positions, chars=chars, keeporiginal=keeporiginal,
+                removestops=removestops, start_pos=start_pos, start_char=start_char,
+                tokenize=tokenize, mode=mode, no_morph=no_morph, **kwargs,
+            )  # fmt: skip
+        return self._tokens(value, positions, chars, start_pos, start_char, mode, no_morph, kwargs)
+
+    def _tokens(self, value, positions, chars, start_pos, start_char, mode, no_morph, kwargs):
+        tokenizer = self.inner.items[0]
+        renumber = any(getattr(f, "renumber", False) for f in self.inner.items[1:])
+        words = self._words
+        t = Token(positions, chars, removestops=True, mode=mode, **kwargs)
+        pos = None
+        for number, match in enumerate(tokenizer.expression.finditer(value)):
+            word = match.group(0)
+            forms = words.get((word, no_morph))
+            if forms is None:
+                if len(words) >= self.MAX_WORDS:
+                    words.clear()
+                forms = tuple(f.text for f in self.inner(word, mode=mode, no_morph=no_morph))
+                words[(word, no_morph)] = forms
+            for form in forms:
+                t.text, t.boost, t.stopped = form, 1.0, False
+                if positions:
+                    if renumber:
+                        pos = start_pos + number if pos is None else pos + 1
+                    else:
+                        pos = start_pos + number
+                    t.pos = pos
+                if chars:
+                    t.startchar = start_char + match.start()
+                    t.endchar = start_char + match.end()
+                yield t
+
+
 def english():
     """English stemming (Porter), accents folded, the shared stop words."""
-    return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter()
+    return WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter())
 
 
 def french():
     """French: accents folded *before* stemming, so "pietinement" finds "piétinement"."""
-    return _base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter(lang="fr")
+    return WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter(lang="fr"))
 
 
 #: The analyzer of each language's texts, by the name config/languages.py gives it.
@@ -148,12 +246,14 @@ def text_analyzer(name: str):
     """The text analyzer called `name`; a language with none of its own gets English's
     tokenizing and folding without stemming."""
     factory = ANALYZERS.get(name)
-    return factory() if factory else _base() | StopFilter(stoplist=stop_words(), minsize=1)
+    return (
+        factory() if factory else WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1))
+    )
 
 
 def names():
     """Names and titles: no stemming (prefixes must match: "Audaci*"), no stop words."""
-    return _base(keep_elided=True)
+    return WordCache(_base(keep_elided=True))
 
 
 _WORD_RE = re.compile(r"\w+")

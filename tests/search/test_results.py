@@ -86,3 +86,35 @@ def test_fold_drops_every_combining_mark_as_unicodedata_tells() -> None:
         decomposed = unicodedata.normalize("NFKD", text.lower())
         slow = "".join(c for c in decomposed if not unicodedata.combining(c)).replace("’", "'")
         assert fold(text) == slow
+
+
+@pytest.mark.parametrize("field", ["title_en", "body_en", "body_fr", "extra_fr"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"positions": True, "chars": True, "mode": "index"},
+        {"positions": True, "chars": True, "start_pos": 5, "start_char": 9},
+        {"mode": "query"},
+        {"no_morph": True, "positions": True},
+        {"removestops": False, "positions": True, "chars": True},
+    ],
+)
+def test_the_word_cache_analyses_as_the_chain_does(field: str, options: dict) -> None:
+    """Texts are analysed a word at a time from a table (search.analysis.WordCache): the
+    tokens, positions and offsets are the chain's own, stop words, elisions, dotted
+    abbreviations and split words included."""
+    from search.analysis import WordCache
+    from search.backends.whoosh.schema import schema
+
+    analyzer = schema()[field].analyzer
+    assert isinstance(analyzer, WordCache)
+
+    def tokens(chain, text: str) -> list[tuple]:
+        return [
+            (t.text, getattr(t, "pos", None), getattr(t, "startchar", None), t.stopped)
+            for t in chain(text, **options)
+        ]
+
+    for text in [*TEXTS, "The the e.g. a.b.c l’ennemi d'Urza's — 702.19c.", "", "à la"]:
+        for _ in range(2):  # the second time from the table
+            assert tokens(analyzer, text) == tokens(analyzer.inner, text)
