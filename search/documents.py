@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cache, cached_property
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,7 +51,7 @@ class SearchDocument:
         Kept once computed (a sync compares ids, then writes the same documents)."""
         # Not dataclasses.asdict: its deep copy was a tenth of a full index build.
         data = json.dumps(
-            _without_empty({f.name: getattr(self, f.name) for f in fields(self)}),
+            _without_empty({name: getattr(self, name) for name in _field_names()}),
             default=str,
             sort_keys=True,
             ensure_ascii=False,
@@ -65,6 +65,13 @@ class SearchDocument:
     @property
     def group_id(self) -> str:
         return f"{self.kind}:{self.group}"
+
+
+@cache
+def _field_names() -> tuple[str, ...]:
+    """SearchDocument's fields, read once (dataclasses.fields() per document cost a tenth of
+    the stamps' time)."""
+    return tuple(f.name for f in fields(SearchDocument))
 
 
 def _without_empty(data: dict) -> dict:
