@@ -16,6 +16,7 @@ from kb.hooks import (
     RulePage,
     register_export_part,
     register_maintainer_decisions,
+    register_page_stamp,
     register_rule_panel,
     register_site_data_loader,
 )
@@ -150,3 +151,11 @@ register_export_part(
         schema=exporting.SCHEMA,
     )
 )
+
+
+@register_page_stamp
+def cards_and_rulings_stamp() -> int:
+    """Cached pages show cards and rulings: their stamp is part of every page's key."""
+    from .stamp import current
+
+    return current()
