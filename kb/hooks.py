@@ -119,10 +119,11 @@ def export_parts() -> list[ExportPart]:
     return list(_export_parts)
 
 
-#: What other apps' data the site's pages show changes with: each function returns a small
-#: value that moves whenever that data does (the rulings app: its cards and rulings). The page
-#: cache (kb.page_cache) keys every page with them, as it does with the archive's own stamp.
-PageStamp = Callable[[], object]
+#: What other apps' data the site's pages show changes with: each function returns a queryset
+#: of one value in one row that moves whenever that data does (the rulings app: its cards and
+#: rulings). The page cache (kb.page_cache) keys every page with them, as with the archive's
+#: own stamp, reading them all in one statement compiled once per process.
+PageStamp = Callable[[], Any]
 _page_stamps: list[PageStamp] = []
 
 
@@ -132,6 +133,6 @@ def register_page_stamp(stamp: PageStamp) -> PageStamp:
     return stamp
 
 
-def page_stamps() -> tuple[object, ...]:
-    """Every registered app's stamp, read now (one cheap query each)."""
-    return tuple(stamp() for stamp in _page_stamps)
+def page_stamps() -> list[Any]:
+    """Every registered app's stamp query (unevaluated querysets)."""
+    return [stamp() for stamp in _page_stamps]

@@ -6,7 +6,7 @@ keeps the finished answer (body and the headers that matter: type, language, Var
 Cache-Control, Content-Security-Policy) and gives it back without touching the view.
 
 Correctness does not rest on purging: the key holds the stamps of everything a page shows
-(kb.history.archive_generation, glosses.vocabulary_stamp and the stamps other apps register in
+(kb.history.archive_generation's, the vocabulary's and the stamps other apps register in
 kb.hooks, the rulings app's for cards and rulings; the search outbox's state, since the index
 follows a commit a moment later), so an import or an edit committed by any
 process changes every key at once, even with a per-process cache. Imports and edits also
@@ -27,14 +27,16 @@ header is the one a fresh answer would carry.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+import threading
 from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.exceptions import DisallowedHost
-from django.db.models import Count, Max
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.translation import get_language_from_request
@@ -42,7 +44,8 @@ from django.utils.translation import get_language_from_request
 from search.models import IndexOutbox
 
 from . import glosses, hooks
-from .history import archive_generation
+from .history import archive_state_sql
+from .models import VocabularyTerm
 
 ALIAS = "pages"
 #: The header saying whether an answer came from the page cache ("hit") or was built ("miss").
@@ -55,6 +58,15 @@ API_PREFIX = "/api/v1/"
 THROTTLED = re.compile(r"^/(?:[a-z]{2}(?:-[a-z]+)?/search/|api/v1/search)$")
 #: Headers a cached answer does not replay (per answer, or set again on the way out).
 SKIPPED_HEADERS = frozenset({"set-cookie", "date", HEADER.lower()})
+
+
+_answer = threading.local()
+
+
+def do_not_store() -> None:
+    """Keep the answer being built out of the page cache: it says something passing (the
+    search index is missing or being built) that no stamp in the key would clear."""
+    _answer.storable = False
 
 
 def pages():
@@ -91,8 +103,9 @@ class PageCache:
             response[HEADER] = "hit"
             # ConditionalGetMiddleware is inside: answer If-None-Match here the same way.
             return get_conditional_response(request, etag=response.get("ETag"), response=response)
+        _answer.storable = True
         response = self.get_response(request)
-        if request.method == "GET" and may_store(request, response):
+        if request.method == "GET" and _answer.storable and may_store(request, response):
             pages().set(key, _freeze(response), timeout=None)
             response[HEADER] = "miss"
         return response
@@ -122,21 +135,45 @@ def cache_key(request: HttpRequest) -> str | None:
         request.path,
         request.META.get("QUERY_STRING", ""),
         get_language_from_request(request, check_path=True),
-        archive_generation(),
+        data_stamps(),
         glosses.vocabulary_stamp(),
-        hooks.page_stamps(),
-        index_stamp(),
     )
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
     return f"page-{digest}"
 
 
-def index_stamp() -> tuple[object, ...]:
-    """The search outbox's state: an edit is committed before the index applies it, so a
-    search (or a page reading the index) answered meanwhile is keyed apart from the answers
-    given once the outbox is drained (the index is written before its entries are deleted)."""
-    state = IndexOutbox.objects.aggregate(n=Count("id"), top=Max("id"))
-    return (state["n"], state["top"])
+def data_stamps() -> tuple[object, ...]:
+    """In one query: the archive's stamp (kb.history.archive_generation's columns), the
+    vocabulary's rows (count, last edit, last id: exact, where glosses.vocabulary_stamp is
+    memoised for two seconds per process), the search outbox's state, and the stamps other
+    apps registered (kb.hooks.register_page_stamp).
+
+    The outbox: an edit is committed before the index applies it, so a search answered
+    meanwhile is keyed apart from the answers given once the outbox is drained (the index is
+    written before its entries are deleted)."""
+    sql, params = _stamps_statement()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return tuple(cursor.fetchone())
+
+
+@functools.lru_cache(maxsize=1)
+def _stamps_statement() -> tuple[str, tuple[object, ...]]:
+    """Built once per process: compiling querysets costs more than running this statement."""
+    q = connection.ops.quote_name
+    vocabulary, outbox = (q(m._meta.db_table) for m in (VocabularyTerm, IndexOutbox))
+    columns = [
+        archive_state_sql(),
+        f"(SELECT COUNT(*) FROM {vocabulary}), (SELECT MAX(edited_at) FROM {vocabulary}), "
+        f"(SELECT MAX(id) FROM {vocabulary})",
+        f"(SELECT COUNT(*) FROM {outbox}), (SELECT MAX(id) FROM {outbox})",
+    ]
+    params: list[object] = []
+    for queryset in hooks.page_stamps():
+        sql, more = queryset.query.sql_with_params()
+        columns.append(f"({sql})")
+        params.extend(more)
+    return "SELECT " + ", ".join(columns), tuple(params)
 
 
 def may_store(request: HttpRequest, response: HttpResponse) -> bool:

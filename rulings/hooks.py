@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from kb.crtext.numbers import kind_of
@@ -154,8 +155,8 @@ register_export_part(
 
 
 @register_page_stamp
-def cards_and_rulings_stamp() -> int:
+def cards_and_rulings_stamp() -> QuerySet:
     """Cached pages show cards and rulings: their stamp is part of every page's key."""
-    from .stamp import current
+    from .stamp import query
 
-    return current()
+    return query()
