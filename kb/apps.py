@@ -9,10 +9,15 @@ class KbConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        from . import page_cache
         from .documents import register_documents
         from .models import Release
         from .selectors import forget_releases
+        from .signals import release_changed, text_edited
 
         register_documents()
         post_save.connect(forget_releases, sender=Release, dispatch_uid="kb.forget_releases")
         post_delete.connect(forget_releases, sender=Release, dispatch_uid="kb.forget_releases")
+        # Both are sent after the commit: the page cache's keys have moved, its entries go.
+        release_changed.connect(page_cache.purge_on_signal, dispatch_uid="kb.purge_pages")
+        text_edited.connect(page_cache.purge_on_signal, dispatch_uid="kb.purge_pages")

@@ -117,3 +117,22 @@ def register_export_part(part: ExportPart) -> ExportPart:
 
 def export_parts() -> list[ExportPart]:
     return list(_export_parts)
+
+
+#: What other apps' data the site's pages show changes with: each function returns a queryset
+#: of one value in one row that moves whenever that data does (the rulings app: its cards and
+#: rulings). The page cache (kb.page_cache) keys every page with them, as with the archive's
+#: own stamp, reading them all in one statement compiled once per process.
+PageStamp = Callable[[], Any]
+_page_stamps: list[PageStamp] = []
+
+
+def register_page_stamp(stamp: PageStamp) -> PageStamp:
+    if stamp not in _page_stamps:
+        _page_stamps.append(stamp)
+    return stamp
+
+
+def page_stamps() -> list[Any]:
+    """Every registered app's stamp query (unevaluated querysets)."""
+    return [stamp() for stamp in _page_stamps]

@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from .linking import link_rulings
 from .models import EDITABLE_CARD_FIELDS, Card, LinkKind, Ruling, RulingLink
 from .records import ruling_hash
+from .stamp import bump as bump_stamp
 
 #: Fields whose change may change a ruling's links (its words, or the heading it is read under).
 RELINKING_RULING_FIELDS = frozenset({"text", "is_heading", "group", "card"})
@@ -109,6 +110,7 @@ def decide_links(
     if not changed_ids:
         return 0
     RulingLink.objects.filter(pk__in=changed_ids).update(kind=kind)
+    bump_stamp()  # a rejected link leaves its rule's page
     if user is not None and user.is_authenticated:
         LogEntry.objects.log_actions(
             user.pk,

@@ -18,6 +18,7 @@ from kb.models import Lineage, Release
 
 from .models import Card, CardFace, Ruling, RulingLink
 from .records import ruling_hash
+from .stamp import bump as bump_stamp
 
 FILENAME = "cards.json.gz"
 SCHEMA = Path(__file__).resolve().parent / "schema" / "cards.schema.json"
@@ -166,6 +167,7 @@ def load(obj: dict[str, Any]) -> dict[str, int]:
             )
     Ruling.objects.bulk_update(grouped, ["group"], batch_size=500)
     RulingLink.objects.bulk_create(links, batch_size=1000)
+    bump_stamp()  # bulk writes send no signal: the cached pages' key moves here
     return {"cards": len(cards), "faces": len(faces), "rulings": len(rulings), "links": len(links)}
 
 

@@ -146,4 +146,8 @@ def group_rulings(card_ids: Iterable[int]) -> list[int]:
             if (heading, group) != (is_heading, group_id):
                 changed.append(Ruling(id=rid, is_heading=heading, group_id=group))
     Ruling.objects.bulk_update(changed, ["is_heading", "group"], batch_size=500)
+    if changed:
+        from .stamp import bump
+
+        bump()  # card pages show the grouping
     return [r.id for r in changed]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.urls import reverse
 
 from kb.crtext.numbers import kind_of
@@ -16,6 +17,7 @@ from kb.hooks import (
     RulePage,
     register_export_part,
     register_maintainer_decisions,
+    register_page_stamp,
     register_rule_panel,
     register_site_data_loader,
 )
@@ -150,3 +152,11 @@ register_export_part(
         schema=exporting.SCHEMA,
     )
 )
+
+
+@register_page_stamp
+def cards_and_rulings_stamp() -> QuerySet:
+    """Cached pages show cards and rulings: their stamp is part of every page's key."""
+    from .stamp import query
+
+    return query()

@@ -33,6 +33,7 @@ from .headings import group_rulings
 from .models import Card, CardFace, Ruling
 from .records import CardRecord, RecordError, RulingRecord, card_record, ruling_record
 from .sources import read_records
+from .stamp import bump as bump_stamp
 
 #: Two texts of one card and date at least this similar are one ruling reworded.
 REWORDED = 0.6
@@ -150,6 +151,7 @@ def import_cards(
         result.touched_rulings += group_rulings({by_key[c.key] for c in cards})
         enqueue("card")
         enqueue("ruling")
+        bump_stamp()  # the cached pages show cards and rulings (bulk writes send no signal)
         if after is not None:
             after(result)
     return result

@@ -239,3 +239,19 @@ class RulingLink(models.Model):
         if self.date is None:  # a link added by hand (admin)
             self.date = self.ruling.date
         super().save(*args, **kwargs)
+
+
+class DataStamp(models.Model):
+    """One row whose counter moves in the same transaction as every write to cards, faces,
+    rulings and links (rulings.stamp.bump): the cached pages' key for this app's data (kb's
+    page cache, through kb.hooks.register_page_stamp). One primary-key read per request; a
+    rolled-back import or edit rolls the counter back with it."""
+
+    counter = models.BigIntegerField(default=0)
+    changed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("data stamp")
+
+    def __str__(self) -> str:
+        return f"cards and rulings stamp {self.counter}"

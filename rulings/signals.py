@@ -3,10 +3,24 @@
 
 from __future__ import annotations
 
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from kb.models import Release
 from kb.signals import release_changed, text_edited
+
+from . import stamp
+from .models import Card, CardFace, Ruling, RulingLink
+
+# A save or delete of a card, face, ruling or link made outside the services (an admin
+# formset, a shell) moves the pages' stamp too; the services' bulk writes bump it themselves.
+for _model in (Card, CardFace, Ruling, RulingLink):
+    post_save.connect(
+        stamp.bump, sender=_model, dispatch_uid=f"rulings-stamp-save-{_model.__name__}"
+    )
+    post_delete.connect(
+        stamp.bump, sender=_model, dispatch_uid=f"rulings-stamp-delete-{_model.__name__}"
+    )
 
 
 @receiver(release_changed, sender=Release, dispatch_uid="rulings-refresh-link-numbers")

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "kb.page_cache.PageCache",  # whole anonymous pages, keyed by the data's stamps (CACHES)
     "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below
     "django.middleware.http.ConditionalGetMiddleware",  # ETag on every page, 304 when unchanged
     "kb.http_cache.CacheHeaders",  # Cache-Control: release-pinned long, `current` revalidated
@@ -149,6 +150,45 @@ CONTENT_SECURITY_POLICY = {
 # long by browsers and proxies (an admin edit of an old release's text shows after it, or
 # at once on a revalidation: every answer carries an ETag of its content).
 KB_PINNED_MAX_AGE = int(os.environ.get("KB_PINNED_MAX_AGE", 24 * 3600))
+
+
+# Caches: `default` (per process) holds fragments, diffs and the search throttle's counts;
+# `pages` holds whole anonymous pages and API answers (kb/page_cache.py), keyed by the data's
+# stamps and purged by imports and edits. KB_PAGE_CACHE picks its store: `file` (default:
+# VAR_DIR/page-cache, shared by the app server's workers), `locmem` (per process),
+# `redis://host:6379/1` (pip install redis) or `memcached://host:11211` (pip install
+# pymemcache) to share it between machines, `off` for none.
+def page_cache(spec: str, folder: Path) -> dict[str, object]:
+    """The `pages` alias described by KB_PAGE_CACHE."""
+    spec = spec.strip()
+    if spec in ("off", "none", "0"):
+        return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    if spec == "locmem":
+        return {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "kb-pages",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    if spec.startswith(("redis://", "rediss://")):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": spec}
+    if spec.startswith("memcached://"):
+        return {
+            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+            "LOCATION": spec.removeprefix("memcached://"),
+        }
+    if spec in ("", "file"):
+        return {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(folder),
+            "OPTIONS": {"MAX_ENTRIES": 50_000},
+        }
+    raise ValueError(f"KB_PAGE_CACHE: {spec!r} is not file, locmem, off, redis:// or memcached://")
+
+
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "pages": page_cache(os.environ.get("KB_PAGE_CACHE", "file"), VAR_DIR / "page-cache"),
+}
 
 # Search throttling per client (kb/sitesearch/throttling.py), for the search page and
 # /api/v1/search: "N/s|min|hour|day", or empty for none. Counted in the default cache (per

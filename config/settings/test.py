@@ -5,7 +5,7 @@ separate server process once the session has imported the archive into it.
 """
 
 from .base import *  # noqa: F403
-from .base import DATABASES, VAR_DIR
+from .base import DATABASES, VAR_DIR, page_cache
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -19,5 +19,10 @@ KB_SEARCH_WARM_UP = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-kb.sqlite3")}
+# The page cache in memory: each test session starts empty (a file store would outlive it).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "pages": page_cache("locmem", VAR_DIR / "test-page-cache"),
+}
 # Search throttling is off in tests, except where a test turns it on.
 KB_SEARCH_THROTTLE = None

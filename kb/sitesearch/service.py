@@ -20,7 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import selectors
+from kb import page_cache, selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
 from search.analysis import fold, is_stop_word, plain, stem_words
@@ -146,6 +146,7 @@ def search(
     except SearchUnavailable as exc:
         log.warning("search unavailable: %s", exc)
         out.unavailable = True
+        page_cache.do_not_store()  # the index will come: this answer must not stay
     _decorate(out.results.hits, out)
     return out
 
@@ -185,6 +186,7 @@ def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
             text[:100], limit=limit, release=current.effective_date if current else None
         )
     except SearchUnavailable:
+        page_cache.do_not_store()
         return []
     out = []
     for s in found:

@@ -19,6 +19,7 @@ from kb.dbutil import chunks, insert_rows
 from kb.models import Release
 
 from ..models import Card, CardFace, LinkKind, Ruling, RulingLink
+from ..stamp import bump as bump_stamp
 from .linker import Found, Linker
 
 #: From this many rulings, the linker reads them in two processes (the bench's 43,774: 30 s
@@ -80,6 +81,7 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
     now = timezone.now()
     for chunk in chunks(ids):
         Ruling.objects.filter(id__in=chunk).update(linked_at=now)
+    bump_stamp()  # rule pages show the rulings linked to them
     return len(found_rows)
 
 

@@ -14,6 +14,7 @@ from kb.dbutil import update_rows
 from kb.models import Release, RuleNumber
 
 from ..models import RulingLink
+from ..stamp import bump as bump_stamp
 
 #: The modern Comprehensive Rules start here; older rulings predate them.
 MODERN_CR = dt.date(2009, 7, 11)
@@ -75,6 +76,8 @@ def refresh_numbers() -> int:
         if values != (release_id, then, now):
             updates.append((*values, link_id))
     update_rows(RulingLink, ["release", "number", "current_number"], updates)
+    if updates:
+        bump_stamp()  # the numbers rule and card pages print
     return len(updates)
 
 

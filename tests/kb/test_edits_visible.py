@@ -4,8 +4,12 @@ rule text: tests/kb/test_editing_archive.py; a ruling: tests/rulings/test_edits_
 
 Each edit is an admin POST of the form as rendered. The commit hooks run as they would after
 the request's commit (the signal that relinks rulings, the index drain), then the pages are
-read by an anonymous client. The on-disk index outlives the test's transaction: each test puts
-the old value back through the same service and drains again."""
+read by an anonymous client through the page cache (kb/page_cache.py), as another worker
+would: each page is read and kept before the edit, the edit's purge of the cache is switched
+off (it empties only the editing process's store with a per-process cache), and each page is
+read twice after it (built under the moved key, then served from the cache). The on-disk index
+outlives the test's transaction: each test puts the old value back through the same service
+and drains again."""
 
 from __future__ import annotations
 
@@ -16,13 +20,20 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from kb import editing
+from kb import editing, page_cache
 from kb.models import Release, RuleNumber, RuleVersion, VocabularyTerm
 from search.indexing import drain
 from tests.kb.html_forms import form_values
 from tests.kb.test_editing_archive import current_602_2a
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+HEADER = page_cache.HEADER
+
+
+@pytest.fixture(autouse=True)
+def another_workers_page_cache(monkeypatch) -> None:
+    """Nobody purges the page cache: only the keys can move (see the module's docstring)."""
+    monkeypatch.setattr(page_cache, "purge", lambda: None)
 
 
 @pytest.fixture
@@ -46,9 +57,22 @@ def post_change(client: Client, url: str, form_id: str, changes: dict[str, str],
     )
 
 
+def cached_read(url: str) -> str:
+    """A page as anonymous readers get it: the first read may build and keep it, the next one
+    is served from the page cache with the same bytes."""
+    first = Client().get(url)
+    again = Client().get(url)
+    assert first.status_code == 200, url
+    assert again[HEADER] == "hit" and again.content == first.content, url
+    return again.content.decode()
+
+
 def search(q: str, lang: str, kind: str = "") -> list[dict]:
     params = {"q": q, "lang": lang, **({"kind": kind} if kind else {})}
-    return Client().get("/api/v1/search", params).json()["hits"]
+    first = Client().get("/api/v1/search", params)
+    again = Client().get("/api/v1/search", params)  # the API answer, kept
+    assert again[HEADER] == "hit" and again.json() == first.json()
+    return again.json()["hits"]
 
 
 def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
@@ -59,9 +83,9 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
     # The diff that shows this wording arriving (the release before it .. its first release).
     before = Release.objects.filter(effective_date__lt=version.valid_from).latest("effective_date")
     diff_url = f"/en/diff/{before.effective_date}..{version.valid_from}/"
-    assert Client().get(diff_url).status_code == 200
-    assert "quixotrate" not in Client().get(diff_url).content.decode()  # now cached
-    assert "quixotrate" not in Client().get("/en/rules/602/").content.decode()  # cached too
+    assert "quixotrate" not in cached_read(diff_url)  # now cached
+    assert "quixotrate" not in cached_read("/en/rules/602/")  # cached too
+    assert "quixotrate" not in cached_read("/en/rules/602.2a/")
     post_change(
         staff,
         reverse("admin:kb_ruleversion_change", args=[version.pk]),
@@ -70,11 +94,11 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
         lambda: django_capture_on_commit_callbacks(execute=True),
     )
     try:
-        assert "quixotrate" in Client().get("/en/rules/602.2a/").content.decode()
-        assert "quixotrate" in Client().get("/en/rules/602/").content.decode()
+        assert "quixotrate" in cached_read("/en/rules/602.2a/")
+        assert "quixotrate" in cached_read("/en/rules/602/")
         hits = search("quixotrate", "en")
         assert hits and hits[0]["number"] == "602.2a"
-        assert "quixotrate" in Client().get(diff_url).content.decode()  # the cache followed
+        assert "quixotrate" in cached_read(diff_url)  # the cache followed
     finally:
         editing.edit_rule_version(version=version, user="t", text_en=original)
         drain()
@@ -88,7 +112,8 @@ def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbac
     lineage = RuleNumber.objects.as_of(date).get(number="702.9b").lineage_id
     version = RuleVersion.objects.as_of(date).get(lineage_id=lineage)
     french = "Une créature avec le vol ne peut être bloquée que par un flurbivolant."
-    assert "flurbivolant" not in Client().get("/fr/rules/702/").content.decode()  # now cached
+    assert "flurbivolant" not in cached_read("/fr/rules/702/")  # now cached
+    assert "flurbivolant" not in cached_read("/fr/rules/702.9b/")
     post_change(
         staff,
         reverse("admin:kb_ruleversion_change", args=[version.pk]),
@@ -97,9 +122,8 @@ def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbac
         lambda: django_capture_on_commit_callbacks(execute=True),
     )
     try:
-        page = Client().get("/fr/rules/702.9b/")
-        assert page.status_code == 200 and french in page.content.decode()
-        assert french in Client().get("/fr/rules/702/").content.decode()
+        assert french in cached_read("/fr/rules/702.9b/")
+        assert french in cached_read("/fr/rules/702/")
         hits = search("flurbivolant", "fr")
         assert hits and hits[0]["number"] == "702.9b"
     finally:
@@ -111,11 +135,11 @@ def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbac
 def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
     term = VocabularyTerm.objects.get(en="Flying", kind="keyword ability")
     original = term.fr
-    rule = Client().get("/en/rules/702.9/").content.decode()
+    rule = cached_read("/en/rules/702.9/")
     assert f"FR</abbr> {original}" in rule
     # The chapter and the glossary, read (and cached) before the edit.
-    assert "Volplanure" not in Client().get("/fr/rules/702/").content.decode()
-    assert "Volplanure" not in Client().get("/fr/current/glossary/").content.decode()
+    assert "Volplanure" not in cached_read("/fr/rules/702/")
+    assert "Volplanure" not in cached_read("/fr/current/glossary/")
     post_change(
         staff,
         reverse("admin:kb_vocabularyterm_change", args=[term.pk]),
@@ -124,10 +148,10 @@ def test_a_vocabulary_term_edit(staff: Client, django_capture_on_commit_callback
         lambda: django_capture_on_commit_callbacks(execute=True),
     )
     try:
-        rule = Client().get("/en/rules/702.9/").content.decode()
+        rule = cached_read("/en/rules/702.9/")
         assert "FR</abbr> Volplanure" in rule
-        assert "Volplanure" in Client().get("/fr/rules/702/").content.decode()
-        assert "Volplanure" in Client().get("/fr/current/glossary/").content.decode()
+        assert "Volplanure" in cached_read("/fr/rules/702/")
+        assert "Volplanure" in cached_read("/fr/current/glossary/")
         # The French word now reaches the English rule (its indexed French name).
         hits = search("volplanure", "fr", kind="rule")
         assert hits and hits[0]["number"].startswith("702.9")

@@ -26,7 +26,7 @@ from kb.french_status import FrenchText, french_states, rule_french_states, work
 from kb.models import RuleVersion
 from kb.selectors import rule_version
 from tests.crtext.french_fixtures import french_document, requires_seed
-from tests.kb.helpers import page_queries, run
+from tests.kb.helpers import page_queries, run, without_page_cache
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db, requires_seed]
 
@@ -201,11 +201,12 @@ def test_the_api_gives_text_en_and_the_french_with_its_provenance(french, client
 
 
 def test_the_worklist_counts_on_the_real_archive(french, client) -> None:
-    client.get("/en/translation/")  # warm per-process caches
-    with CaptureQueriesContext(connection) as queries:
-        started = time.perf_counter()
-        response = client.get("/en/translation/")
-        seconds = time.perf_counter() - started
+    with without_page_cache():  # the view's own cost, not a page cache hit
+        client.get("/en/translation/")  # warm per-process caches
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            response = client.get("/en/translation/")
+            seconds = time.perf_counter() - started
     assert response.status_code == 200
     print(f"\nworklist of the current release: {len(queries)} queries, {seconds:.3f} s")
     assert len(queries) <= 6

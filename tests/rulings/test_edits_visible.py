@@ -2,8 +2,10 @@
 the real cards: on its card's page, in the rulings panel of the rule it is linked to, and in search.
 
 The admin POST is the form as rendered; the commit hooks run as after a request's commit, then
-the index drains (KB_SEARCH_AUTO_DRAIN is off in tests). The on-disk index outlives the test's
-transaction: the source text is put back through the same service and drained again."""
+the index drains (KB_SEARCH_AUTO_DRAIN is off in tests). Pages are read through the page cache
+as another worker would (tests/kb/test_edits_visible.py: read and kept before the edit, never
+purged, read twice after it). The on-disk index outlives the test's transaction: the source
+text is put back through the same service and drained again."""
 
 from __future__ import annotations
 
@@ -15,10 +17,13 @@ from django.db.models import Count
 from django.test import Client
 from django.urls import reverse
 
-from rulings.corrections import save_ruling
-from rulings.models import LinkKind, Ruling, RulingLink
+from rulings.corrections import save_card, save_ruling
+from rulings.models import Card, LinkKind, Ruling, RulingLink
 from search.indexing import drain
 from tests.kb.html_forms import form_values
+from tests.kb.test_edits_visible import another_workers_page_cache, cached_read, search
+
+__all__ = ["another_workers_page_cache"]  # the fixture, used by every test here
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -54,6 +59,9 @@ def test_a_ruling_edit_shows_on_the_card_the_rule_and_in_search(
     ruling, number = a_linked_ruling()
     original = ruling.text
     edited = f"{original} {MARK}."
+    card_url = reverse("rulings:card", args=[ruling.card.slug])
+    assert MARK not in cached_read(card_url)
+    assert MARK not in cached_read(f"/en/rules/{number}/")
     url = reverse("admin:rulings_ruling_change", args=[ruling.pk])
     data = form_values(staff.get(url).content.decode(), "ruling_form")
     with django_capture_on_commit_callbacks(execute=True):
@@ -61,16 +69,47 @@ def test_a_ruling_edit_shows_on_the_card_the_rule_and_in_search(
     assert response.status_code == 302, response.content.decode()[:3000]
     drain()
     try:
-        reader = Client()
-        card = reader.get(reverse("rulings:card", args=[ruling.card.slug])).content.decode()
-        assert edited in unescape(card)
-        rule = reader.get(f"/en/rules/{number}/").content.decode()
+        assert edited in unescape(cached_read(card_url))
+        rule = cached_read(f"/en/rules/{number}/")
         assert MARK in rule, f"the rulings panel of {number} does not show the edit"
-        hits = reader.get("/api/v1/search", {"q": MARK, "kind": "ruling"}).json()["hits"]
+        hits = search(MARK, "en", kind="ruling")
         assert hits and hits[0]["card"] == ruling.card.name_en
     finally:
         ruling.refresh_from_db()
         ruling.text = original
         save_ruling(ruling=ruling, changed=["text"])
         drain()
-    assert not Client().get("/api/v1/search", {"q": MARK, "kind": "ruling"}).json()["hits"]
+    assert not search(MARK, "en", kind="ruling")
+
+
+def test_a_card_french_name_edit_shows_on_its_pages(
+    search_index, django_capture_on_commit_callbacks
+) -> None:
+    """A maintainer corrects a card's French name: its French page, the English one (which
+    names it in French too) and the card search follow at once."""
+    staff = Client()
+    staff.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
+    card = Card.objects.exclude(name_fr="").order_by("id").first()
+    assert card is not None
+    original = card.name_fr
+    renamed = f"{original} {MARK}"
+    french_url = f"/fr/cards/{card.slug}/"
+    english_url = f"/en/cards/{card.slug}/"
+    assert MARK not in cached_read(french_url) and MARK not in cached_read(english_url)
+    url = reverse("admin:rulings_card_change", args=[card.pk])
+    data = form_values(staff.get(url).content.decode(), "card_form")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(url, {**data, "name_fr": renamed})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    drain()
+    try:
+        assert renamed in unescape(cached_read(french_url))
+        assert renamed in unescape(cached_read(english_url))
+        found = Client().get("/api/v1/cards", {"q": renamed})
+        assert found.status_code == 200 and renamed in str(found.json())
+    finally:
+        card.refresh_from_db()
+        card.name_fr = original
+        save_card(card=card, changed=["name_fr"])
+        drain()
+    assert MARK not in cached_read(french_url)
