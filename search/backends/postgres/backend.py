@@ -27,7 +27,7 @@ from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import connections, router, transaction
 from filelock import Timeout
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -41,12 +41,23 @@ from search.backend import (
     Suggestion,
 )
 from search.documents import Hit, Results, SearchDocument
+from search.models import IndexedDocument
 from search.registry import kinds as registered_kinds
 
 from . import queries
 from .queries import GT, LT, START, STOP, config
 
 BATCH = 2_000
+
+
+def _reader():
+    """The connection searches read from: a replica for public pages when one is configured
+    (config.routers), else the primary."""
+    return connections[router.db_for_read(IndexedDocument)]
+
+
+def _writer():
+    return connections[router.db_for_write(IndexedDocument)]
 
 
 class PostgresBackend(SearchBackend):
@@ -56,8 +67,8 @@ class PostgresBackend(SearchBackend):
 
     # -- generations -------------------------------------------------------------------------
 
-    def _live(self) -> int | None:
-        with connection.cursor() as cur:
+    def _live(self, *, write: bool = False) -> int | None:
+        with (_writer() if write else _reader()).cursor() as cur:
             cur.execute(
                 "SELECT id FROM search_indexgeneration WHERE name = %s AND live", [self.name]
             )
@@ -65,7 +76,7 @@ class PostgresBackend(SearchBackend):
         return row[0] if row else None
 
     def _new_generation(self, *, live: bool) -> int:
-        with connection.cursor() as cur:
+        with _writer().cursor() as cur:
             cur.execute(
                 "INSERT INTO search_indexgeneration (name, live, created) "
                 "VALUES (%s, %s, now()) RETURNING id",
@@ -88,11 +99,11 @@ class PostgresBackend(SearchBackend):
         add, delete = list(add), list(delete)
         if not add and not delete:
             return 0, 0
-        with transaction.atomic():
-            generation = self._live()
+        with transaction.atomic(using=_writer().alias):
+            generation = self._live(write=True)
             if generation is None:
                 generation = self._new_generation(live=True)
-            with connection.cursor() as cur:
+            with _writer().cursor() as cur:
                 # Serialise writers on this generation (a second node draining at once waits).
                 cur.execute(
                     "SELECT id FROM search_indexgeneration WHERE id = %s FOR UPDATE", [generation]
@@ -104,7 +115,7 @@ class PostgresBackend(SearchBackend):
     def _delete(self, generation: int, doc_ids: list[str]) -> int:
         if not doc_ids:
             return 0
-        with connection.cursor() as cur:
+        with _writer().cursor() as cur:
             cur.execute(
                 "SELECT id FROM search_indexeddocument WHERE generation_id = %s "
                 "AND doc_id = ANY(%s)",
@@ -131,7 +142,7 @@ class PostgresBackend(SearchBackend):
 
     def _insert_batch(self, generation: int, docs: list[SearchDocument]) -> int:
         codes = conf.codes()
-        with connection.cursor() as cur:
+        with _writer().cursor() as cur:
             cur.execute(
                 "SELECT nextval(pg_get_serial_sequence('search_indexeddocument', 'id')) "
                 "FROM generate_series(1, %s)",
@@ -222,7 +233,7 @@ WHERE d.id = ANY(%s)
         except BaseException:
             self._drop(generation)
             raise
-        with transaction.atomic(), connection.cursor() as cur:
+        with transaction.atomic(using=_writer().alias), _writer().cursor() as cur:
             cur.execute(
                 "SELECT id FROM search_indexgeneration WHERE name = %s FOR UPDATE", [self.name]
             )
@@ -237,14 +248,14 @@ WHERE d.id = ANY(%s)
         return count
 
     def _drop(self, generation: int) -> None:
-        with transaction.atomic(), connection.cursor() as cur:
+        with transaction.atomic(using=_writer().alias), _writer().cursor() as cur:
             for table in ("search_indexedtext", "search_indexedword", "search_indexeddocument"):
                 cur.execute(f"DELETE FROM {table} WHERE generation_id = %s", [generation])
             cur.execute("DELETE FROM search_indexgeneration WHERE id = %s", [generation])
 
     def clean_up(self) -> list[str]:
         """Generations a killed rebuild left (never made live)."""
-        with connection.cursor() as cur:
+        with _writer().cursor() as cur:
             cur.execute(
                 "SELECT id FROM search_indexgeneration WHERE name = %s AND NOT live", [self.name]
             )
@@ -270,12 +281,12 @@ WHERE d.id = ANY(%s)
         if kind:
             sql += " AND kind = %s"
             params.append(kind)
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(sql, params)
             return {r[0] for r in cur.fetchall()}
 
     def stats(self) -> IndexStats:
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(
                 "SELECT kind, count(*) FROM search_indexeddocument WHERE generation_id = "
                 "(SELECT id FROM search_indexgeneration WHERE name = %s AND live) GROUP BY kind",
@@ -288,7 +299,7 @@ WHERE d.id = ANY(%s)
                 "+ pg_total_relation_size('search_indexedword')"
             )
             size = cur.fetchone()[0]
-        location = f"postgresql:{connection.settings_dict.get('NAME')}/{self.name}"
+        location = f"postgresql:{_reader().settings_dict.get('NAME')}/{self.name}"
         return IndexStats(sum(counts.values()), int(size), location, counts)
 
     def search(self, request: SearchRequest) -> Results:
@@ -301,7 +312,7 @@ WHERE d.id = ANY(%s)
                 raise SearchUnavailable(f"no search index {self.name!r} in the database")
             return Results([], 0, request.page, request.per_page)
         sql, params = built
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(sql, params)
             rows = cur.fetchall()
         if not rows or (not _load(rows[0][0]) and not self.exists()):
@@ -334,7 +345,7 @@ WHERE d.generation_id = (SELECT id FROM search_indexgeneration WHERE name = {p(s
                          AND live)
   AND d.{column} = {p(value)} AND d.kind = {p(kind)} AND {queries.valid_on("d", p, release)}
 ORDER BY d.valid_from DESC NULLS LAST, d.id LIMIT 1"""
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(sql, p.values)
             row = cur.fetchone()
         return _hit(row, SearchRequest(groups=(), snippets=False)) if row else None
@@ -364,7 +375,7 @@ WHERE t.generation_id = (SELECT id FROM search_indexgeneration WHERE name = {p(s
   AND t.title_key <> '' AND {condition} AND {queries.valid_on("d", p, release)}
 ORDER BY NOT ({starts}), length(t.title_key), {queries.kind_order_sql()}, d.id
 LIMIT 400"""
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(sql, p.values)
             rows = cur.fetchall()
         out: list[Suggestion] = []
@@ -392,7 +403,7 @@ LIMIT 400"""
         candidates = sorted(c for c in candidates if len(c) >= 4)
         if not candidates:
             return []
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(
                 "SELECT DISTINCT n FROM search_indexeddocument d, "
                 "jsonb_array_elements_text(d.names) AS n WHERE d.generation_id = "
@@ -418,7 +429,7 @@ LIMIT 400"""
             return {}
         out = {}
         unknown = [w for w in asked if not self._known(generation, w)]
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             for word in unknown:
                 folded = analysis.fold(word)
                 cur.execute(
@@ -450,7 +461,7 @@ LIMIT 400"""
             f"SELECT EXISTS (SELECT 1 FROM search_indexedtext t WHERE t.generation_id = "
             f"{p(generation)} AND ({' OR '.join(parts)}))"
         )
-        with connection.cursor() as cur:
+        with _reader().cursor() as cur:
             cur.execute(sql, p.values)
             return bool(cur.fetchone()[0])
 
@@ -471,7 +482,7 @@ class AdvisoryLock:
 
         deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
         while True:
-            with connection.cursor() as cur:
+            with _writer().cursor() as cur:
                 cur.execute("SELECT pg_try_advisory_lock(%s)", [self.key])
                 if cur.fetchone()[0]:
                     self.held += 1
@@ -482,7 +493,7 @@ class AdvisoryLock:
 
     def release(self) -> None:
         if self.held:
-            with connection.cursor() as cur:
+            with _writer().cursor() as cur:
                 cur.execute("SELECT pg_advisory_unlock(%s)", [self.key])
             self.held -= 1
 
