@@ -117,6 +117,11 @@ def clause(items, code: str, p: Params, cache: dict) -> Clause:
     )
 
 
+def _operands(query: str) -> str:
+    """How many operands a tsquery holds (its nodes are binary operators and operands)."""
+    return f"((numnode({query}) + 1) / 2)"
+
+
 def weights(title_weight: float) -> tuple[list[float], float, list[float], float]:
     """ts_rank weight arrays ({D, C, B, A}: extras C, bodies B, titles A) scaled to at most 1,
     with the factors that scale the ranks back."""
@@ -172,30 +177,31 @@ def search_sql(
         for i, c in enumerate(clauses):
             if code == codes[0]:
                 numbers_per_group[i] = c.numbers
-        columns = []
-        for i, c in enumerate(clauses):
-            score = []
-            if c.vector:
-                score.append(
-                    f"ts_rank({tw}::float4[], t.vector, {c.vector}, {NORMALISATION}) * {ts}"
-                )
-            if c.words:
-                rank = f"ts_rank({pw}::float4[], t.words, {c.words}, {NORMALISATION})"
-                score.append(f"{rank} * {ps}")
-            m = c.matches()
-            columns.append(f"{m} AS m{i}")
-            columns.append(
-                f"(CASE WHEN {m} THEN {' + '.join(score) or '0'} ELSE 0 END)::float8 AS s{i}"
-            )
-        where = " OR ".join(c.matches() for c in clauses)
+        # Which groups the row matches, each once; one rank per vector for the whole query
+        # (ts_rank of an OR of every item: the sum over items, divided by their number, which
+        # `operands` multiplies back): a rank per group cost a pass over the vector each.
+        columns = [f"{c.matches()} AS m{i}" for i, c in enumerate(clauses)]
+        vector = " || ".join(c.vector for c in clauses if c.vector)
+        words = " || ".join(c.words for c in clauses if c.words)
+        score = []
+        if vector:
+            rank = f"ts_rank({tw}::float4[], t.vector, ({vector}), {NORMALISATION})"
+            score.append(f"{rank} * {ts} * {_operands(vector)}")
+        if words:
+            rank = f"ts_rank({pw}::float4[], t.words, ({words}), {NORMALISATION})"
+            score.append(f"{rank} * {ps} * {_operands(words)}")
+        columns.append(f"({' + '.join(score) or '0'})::float8 AS s")
+        where = " OR ".join(
+            [f"t.vector @@ ({vector})"] * bool(vector) + [f"t.words @@ ({words})"] * bool(words)
+        )
         branches.append(
             f"SELECT t.document_id, {p(code)}::text AS lang, true AS hit, {', '.join(columns)} "
             f"FROM search_indexedtext t WHERE t.generation_id = (SELECT id FROM live) "
-            f"AND t.lang = {p(code)} AND ({where})"
+            f"AND t.lang = {p(code)} AND ({where or 'false'})"
         )
     all_numbers = [n for ns in numbers_per_group for n in ns]
     if all_numbers:
-        columns = ", ".join([f"false AS m{i}, 0::float8 AS s{i}" for i in range(len(groups))])
+        columns = ", ".join([f"false AS m{i}" for i in range(len(groups))] + ["0::float8 AS s"])
         branches.append(
             f"SELECT d.id, NULL::text, false, {columns} FROM search_indexeddocument d "
             f"WHERE d.generation_id = (SELECT id FROM live) "
@@ -203,9 +209,7 @@ def search_sql(
         )
 
     n = len(groups)
-    aggregated = ", ".join(
-        [f"bool_or(m{i}) AS m{i}" for i in range(n)] + [f"sum(s{i}) AS s{i}" for i in range(n)]
-    )
+    aggregated = ", ".join([f"bool_or(m{i}) AS m{i}" for i in range(n)] + ["sum(s) AS s"])
     # A group matches by its texts or by the document's number.
     group_match = []
     group_score = []
@@ -213,10 +217,9 @@ def search_sql(
         if numbers:
             hit = f"d.number IN ({', '.join(numbers)})"
             group_match.append(f"(c.m{i} OR {hit})")
-            group_score.append(f"(c.s{i} + CASE WHEN {hit} THEN {NUMBER_SCORE} ELSE 0 END)")
+            group_score.append(f"CASE WHEN {hit} THEN {NUMBER_SCORE} ELSE 0 END")
         else:
             group_match.append(f"c.m{i}")
-            group_score.append(f"c.s{i}")
     matched = " + ".join(f"({m})::int" for m in group_match)
     need = n if not 0 < request.min_match < n else request.min_match
     coordination = f"({matched})::float8 / {n}" if need < n else "1.0"
@@ -265,7 +268,7 @@ c AS (
 s AS (
   SELECT d.id, d.kind, d.ref, d.label, c.langs,
          CASE WHEN d.collapse = '' THEN 'id:' || d.id ELSE d.collapse END AS ckey,
-         ({" + ".join(group_score)}) * {coordination} * {kind_weight} AS score
+         ({" + ".join(["c.s", *group_score])}) * {coordination} * {kind_weight} AS score
   FROM c JOIN search_indexeddocument d ON d.id = c.document_id
   WHERE ({matched}) >= {need} AND {valid_on("d", p, request.release)} {excluded}
 ),
