@@ -268,6 +268,13 @@ def test_documents_sharing_a_collapse_key_are_one_hit(tmp_path: Path) -> None:
         assert [h.also for h in found.hits if h.key == "9"] == [()]
 
 
+def test_a_language_filter_searches_that_language_alone(backend: SearchBackend) -> None:
+    assert keys(ask(backend, Word("guerre"), lang="fr")) == ["6"]
+    assert ask(backend, Word("herald"), lang="fr").total == 0  # English texts only
+    assert set(keys(ask(backend, Word("herald"), lang="en"))) == {"6", "8"}
+    assert keys(ask(backend, Word("trample"), Word("enchanted"), lang="en")) == ["7"]
+
+
 def test_pages(backend: SearchBackend) -> None:
     first = ask(backend, Word("trample"), per_page=2)
     second = ask(backend, Word("trample"), per_page=2, page=2)

@@ -171,34 +171,51 @@ def search_sql(
     text_w, text_scale, prefix_w, prefix_scale = weights(request.title_weight)
     tw, ts, pw, ps = p(text_w), p(text_scale), p(prefix_w), p(prefix_scale)
 
-    branches, numbers_per_group = [], [[] for _ in groups]
-    for code in codes:
-        clauses = [clause(items, code, p, cache) for items in groups]
-        for i, c in enumerate(clauses):
-            if code == codes[0]:
-                numbers_per_group[i] = c.numbers
-        # Which groups the row matches, each once; one rank per vector for the whole query
-        # (ts_rank of an OR of every item: the sum over items, divided by their number, which
-        # `operands` multiplies back): a rank per group cost a pass over the vector each.
-        columns = [f"{c.matches()} AS m{i}" for i, c in enumerate(clauses)]
-        vector = " || ".join(c.vector for c in clauses if c.vector)
-        words = " || ".join(c.words for c in clauses if c.words)
-        score = []
-        if vector:
-            rank = f"ts_rank({tw}::float4[], t.vector, ({vector}), {NORMALISATION})"
-            score.append(f"{rank} * {ts} * {_operands(vector)}")
-        if words:
-            rank = f"ts_rank({pw}::float4[], t.words, ({words}), {NORMALISATION})"
-            score.append(f"{rank} * {ps} * {_operands(words)}")
-        columns.append(f"({' + '.join(score) or '0'})::float8 AS s")
-        where = " OR ".join(
-            [f"t.vector @@ ({vector})"] * bool(vector) + [f"t.words @@ ({words})"] * bool(words)
-        )
-        branches.append(
-            f"SELECT t.document_id, {p(code)}::text AS lang, true AS hit, {', '.join(columns)} "
-            f"FROM search_indexedtext t WHERE t.generation_id = (SELECT id FROM live) "
-            f"AND t.lang = {p(code)} AND ({where or 'false'})"
-        )
+    # One pass over the language rows (a pass per language read every row again): each
+    # row's tsqueries are its language's, picked by a CASE on t.lang.
+    per_code = {code: [clause(items, code, p, cache) for items in groups] for code in codes}
+    first = per_code[codes[0]]
+    numbers_per_group = [c.numbers for c in first]
+    lang = {code: p(code) for code in codes}
+
+    def by_lang(queries: dict[str, str | None]) -> str | None:
+        if not any(queries.values()):
+            return None
+        if len(queries) == 1:
+            return f"({next(iter(queries.values()))})"
+        empty = "''::tsquery"
+        cases = " ".join(f"WHEN {lang[c]} THEN {q or empty}" for c, q in queries.items())
+        return f"(CASE t.lang {cases} END)"
+
+    columns = []
+    for i in range(len(groups)):
+        vector = by_lang({code: per_code[code][i].vector for code in codes})
+        words = first[i].words
+        parts = [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ {words}"] * bool(words)
+        columns.append(f"({' OR '.join(parts) or 'false'}) AS m{i}")
+    # One rank per vector for the whole query (ts_rank of an OR of every item: the sum over
+    # items divided by their number, which `operands` multiplies back): a rank per group
+    # cost a pass over the vector each.
+    vector = by_lang(
+        {code: " || ".join(c.vector for c in per_code[code] if c.vector) or None for code in codes}
+    )
+    words = " || ".join(c.words for c in first if c.words) or None
+    score = []
+    if vector:
+        rank = f"ts_rank({tw}::float4[], t.vector, {vector}, {NORMALISATION})"
+        score.append(f"{rank} * {ts} * {_operands(vector)}")
+    if words:
+        rank = f"ts_rank({pw}::float4[], t.words, ({words}), {NORMALISATION})"
+        score.append(f"{rank} * {ps} * {_operands(f'({words})')}")
+    columns.append(f"({' + '.join(score) or '0'})::float8 AS s")
+    where = " OR ".join(
+        [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ ({words})"] * bool(words)
+    )
+    branches = [
+        f"SELECT t.document_id, t.lang::text AS lang, true AS hit, {', '.join(columns)} "
+        f"FROM search_indexedtext t WHERE t.generation_id = (SELECT id FROM live) "
+        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'})"
+    ]
     all_numbers = [n for ns in numbers_per_group for n in ns]
     if all_numbers:
         columns = ", ".join([f"false AS m{i}" for i in range(len(groups))] + ["0::float8 AS s"])
