@@ -19,10 +19,11 @@ from search.backends.postgres.backend import PostgresBackend
 from search.indexing import all_documents, check
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
-#: Measured on this commit (see the report in docs/deploy.md); Whoosh: 0.9 and 1.0.
-MRR_FLOOR, RECALL_FLOOR = 0.0, 0.0
-#: Seconds: a generous ceiling on a busy two-core machine (measured p95 in the report).
-P95_CEILING = 2.0
+#: Measured when written: MRR 0.910, recall 1.000 (Whoosh's floors: 0.9 and 1.0, measured 0.95).
+MRR_FLOOR, RECALL_FLOOR = 0.88, 0.95
+#: Seconds, through the whole service: measured p95 1.26-1.31 s (p50 0.44 s) with the two
+#: cores shared by about eight busy processes; a ceiling that catches a search gone wrong.
+P95_CEILING = 3.0
 POSTGRES = "search.backends.postgres.backend.PostgresBackend"
 SETS = Path(__file__).parents[1] / "kb" / "sitesearch"
 
@@ -66,7 +67,10 @@ def test_the_relevance_set_meets_its_postgres_floors() -> None:
     assert scores.recall_at_10 >= RECALL_FLOOR, scores.misses()
 
 
-@pytest.mark.parametrize(("name", "mrr"), [("relevance_dev", 0.0), ("relevance_test", 0.0)])
+#: Measured when written: dev 0.757, test 0.710 (Whoosh's floors 0.78 and 0.71). The dev set
+#: (224 queries, two minutes on a busy machine) is left out of `make test`'s PostgreSQL pass
+#: to keep it within its time (Makefile POSTGRES_TESTS); run this file to include it.
+@pytest.mark.parametrize(("name", "mrr"), [("relevance_dev", 0.73), ("relevance_test", 0.68)])
 def test_the_sampled_sets_hold_their_postgres_floors(name: str, mrr: float, monkeypatch) -> None:
     """Each query timed through the whole service (parsing, the backend's searches, the
     correction and relaxation steps): a search on one PostgreSQL server, no warm-up."""
