@@ -10,8 +10,8 @@ PORT ?= 8000
 # PostgreSQL search backend's contract, indexing tests and relevance sets run here instead
 # (but its dev set, two minutes: tests/search/test_postgres_search.py runs it).
 POSTGRES_TESTS := -m "not sqlite_only" tests/kb tests/rulings tests/search/test_indexing.py \
-	tests/search/test_admin.py tests/search/test_contract.py tests/search/test_postgres_search.py \
-	--ignore=tests/kb/sitesearch -k "not relevance_dev"
+	tests/search/test_admin.py tests/search/test_contract.py tests/search/test_postgres_backend.py \
+	tests/search/test_postgres_search.py --ignore=tests/kb/sitesearch -k "not relevance_dev"
 
 .PHONY: install chromium run serve test test-postgres test-quick bench loadtest lint clean
 
