@@ -274,9 +274,12 @@ def search_sql(
             else:
                 snippet_columns.append("NULL")
 
+    # `rows` is MATERIALIZED: inlined, the planner sorted the wide rows (vectors and all) by
+    # document and computed the matches and ranks after the sort, in one process; computed
+    # in the scan they are narrow and spread over the parallel workers (a third faster).
     sql = f"""
 WITH live AS (SELECT id FROM search_indexgeneration WHERE name = {p(name)} AND live),
-rows AS ({" UNION ALL ".join(branches)}),
+rows AS MATERIALIZED ({" UNION ALL ".join(branches)}),
 c AS (
   SELECT document_id, {aggregated},
          array_agg(DISTINCT lang) FILTER (WHERE hit) AS langs
