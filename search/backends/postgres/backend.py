@@ -540,7 +540,7 @@ def _collapse_key(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest() if text else ""
 
 
-def _snippet(marked: str | None, fallback: str) -> str:
+def _snippet(marked: str | None) -> str:
     """ts_headline's output made safe: escaped, its markers turned into <mark>."""
     if marked and START in marked:
         out = html.escape(marked.replace(LT, "<").replace(GT, ">"))
@@ -575,7 +575,7 @@ def _hit(row: tuple, request: SearchRequest) -> Hit:
         snippet = ""
         if code in codes and marked:
             i = codes.index(code)
-            snippet = _snippet(marked[2 * i], body) or _snippet(marked[2 * i + 1], body)
+            snippet = _snippet(marked[2 * i]) or _snippet(marked[2 * i + 1])
         if not snippet and body:
             snippet = html.escape(body if len(body) <= 300 else body[:300].rsplit(" ", 1)[0] + " …")
         snippets[code] = snippet
