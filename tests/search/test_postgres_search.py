@@ -21,7 +21,7 @@ from search.indexing import all_documents, check
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 #: Measured when written: MRR 0.910, recall 1.000 (Whoosh's floors: 0.9 and 1.0, measured 0.95).
 MRR_FLOOR, RECALL_FLOOR = 0.88, 0.95
-#: Seconds, through the whole service: measured p95 1.26-1.31 s (p50 0.44 s) with the two
+#: Seconds, through the whole service: measured p95 1.0-1.3 s (p50 0.41-0.45 s) with the two
 #: cores shared by about eight busy processes; a ceiling that catches a search gone wrong.
 P95_CEILING = 3.0
 POSTGRES = "search.backends.postgres.backend.PostgresBackend"
