@@ -5,10 +5,13 @@ BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 PORT ?= 8000
 # The database tests, run again on PostgreSQL. Tests marked sqlite_only are left out: those
-# reading the search index (the same files whatever the database; building it twice would
-# double the suite's longest step) and those whose work runs on databases of their own.
+# reading the Whoosh index (the same files whatever the database; building it twice would
+# double the suite's longest step) and those whose work runs on databases of their own. The
+# PostgreSQL search backend's contract, indexing tests and relevance sets run here instead
+# (but its dev set, two minutes: tests/search/test_postgres_search.py runs it).
 POSTGRES_TESTS := -m "not sqlite_only" tests/kb tests/rulings tests/search/test_indexing.py \
-	tests/search/test_admin.py --ignore=tests/kb/sitesearch
+	tests/search/test_admin.py tests/search/test_contract.py tests/search/test_postgres_backend.py \
+	tests/search/test_postgres_search.py --ignore=tests/kb/sitesearch -k "not relevance_dev"
 
 .PHONY: install chromium run serve test test-postgres test-quick bench loadtest lint clean
 

@@ -93,6 +93,13 @@ def writer_lock(backend_root: Path | None = None) -> FileLock:
     return FileLock(str(root / "writer.lock"))
 
 
+def backend_lock(backend: SearchBackend):
+    """The backend's own writer lock when it has one (PostgreSQL's is in the database, shared
+    by every node), else the file lock beside its index (one machine)."""
+    own = getattr(backend, "writer_lock", None)
+    return own() if callable(own) else writer_lock(getattr(backend, "root", None))
+
+
 @dataclass
 class SyncReport:
     added: int = 0
@@ -111,7 +118,7 @@ def drain(*, wait: float = 0, backend: SearchBackend | None = None) -> SyncRepor
     """Apply the outbox to the index. Returns None when another writer holds the lock (it will
     see the new entries: it drains until the outbox is empty)."""
     backend = backend or get_backend()
-    lock = writer_lock(getattr(backend, "root", None))
+    lock = backend_lock(backend)
     try:
         lock.acquire(timeout=wait)
     except Timeout:
@@ -174,7 +181,7 @@ def rebuild(*, wait: float = 600, backend: SearchBackend | None = None) -> int:
     """Build the whole index beside the live one and swap it in; then apply what changed
     meanwhile. Searches keep answering from the old index until the swap."""
     backend = backend or get_backend()
-    lock = writer_lock(getattr(backend, "root", None))
+    lock = backend_lock(backend)
     with lock.acquire(timeout=wait):
         # A rebuild killed earlier (its children exit with it) left a folder: remove it.
         backend.clean_up()
@@ -234,7 +241,7 @@ def _clean_up_if_idle(backend: SearchBackend) -> list[str]:
     """Remove what killed rebuilds left, when no writer is at work (else leave it: the
     writer's folder is not a leftover; the next rebuild cleans up)."""
     try:
-        with writer_lock(getattr(backend, "root", None)).acquire(timeout=0):
+        with backend_lock(backend).acquire(timeout=0):
             return backend.clean_up()
     except Timeout:
         return []

@@ -55,6 +55,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "kb.error_pages.SiteNotFound",  # last: the middlewares above still see the 404 status
 ]
+if os.environ.get("DATABASE_REPLICA_URL"):
+    MIDDLEWARE.insert(0, "config.routers.ReplicaReads")  # config/routers.py
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -94,6 +96,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# A PostgreSQL read replica for the public pages (docs/deploy.md, "Several nodes"): reads of
+# GET/HEAD requests outside the admin go to it, everything else to the primary.
+if os.environ.get("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        os.environ["DATABASE_REPLICA_URL"], conn_max_age=60
+    )
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
+
+# One cache every node shares when the site runs on several (docs/deploy.md, "Several nodes"):
+# DJANGO_CACHE_BACKEND=django.core.cache.backends.redis.RedisCache (or PyMemcacheCache, or
+# db.DatabaseCache) and DJANGO_CACHE_LOCATION; unset, each process keeps its own memory cache.
+if os.environ.get("DJANGO_CACHE_BACKEND"):
+    CACHES = {
+        "default": {
+            "BACKEND": os.environ["DJANGO_CACHE_BACKEND"],
+            "LOCATION": os.environ.get("DJANGO_CACHE_LOCATION", ""),
+        }
+    }
 
 # The site's languages are declared once, in config/languages.py.
 LANGUAGE_CODE = languages.SOURCE

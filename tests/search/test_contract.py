@@ -1,5 +1,6 @@
-"""The contract every search backend passes (run against Whoosh in every test run; add a
-future backend, PostgreSQL full-text or OpenSearch, to BACKENDS)."""
+"""The contract every search backend passes: Whoosh in every test run, PostgreSQL full-text
+search in the PostgreSQL pass of `make test` (its index lives in the test database; add a
+future backend, OpenSearch say, to BACKENDS)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from django.utils.module_loading import import_string
 
 from search.backend import SearchBackend, SearchRequest, SearchUnavailable
 from search.documents import SearchDocument
 from search.syntax import Group, Phrase, Word
 
-BACKENDS = ["search.backends.whoosh.backend.WhooshBackend"]
+WHOOSH = "search.backends.whoosh.backend.WhooshBackend"
+POSTGRES = "search.backends.postgres.backend.PostgresBackend"
+#: PostgreSQL's backend needs a PostgreSQL database: the PostgreSQL pass runs it.
+BACKENDS = [WHOOSH, *([POSTGRES] if connection.vendor == "postgresql" else [])]
 D = dt.date
 
 
@@ -125,7 +130,9 @@ DOCS = [
 
 @pytest.fixture(params=BACKENDS)
 def backend(request, tmp_path: Path) -> SearchBackend:
-    b = import_string(request.param)(tmp_path / "index")
+    if request.param == POSTGRES:
+        request.getfixturevalue("db")  # the index is tables: the test's transaction rolls back
+    b = import_string(request.param)(tmp_path / "contract")
     b.index(DOCS)
     return b
 
@@ -229,6 +236,7 @@ def test_kinds_filter_the_hits_but_counts_cover_every_kind(backend: SearchBacken
     assert found.hits[0].date == D(2012, 5, 1) and found.hits[0].label == "Herald of War"
 
 
+@pytest.mark.django_db
 def test_documents_sharing_a_collapse_key_are_one_hit(tmp_path: Path) -> None:
     shared = "Cycling is an activated ability."
     rulings = [
@@ -258,6 +266,13 @@ def test_documents_sharing_a_collapse_key_are_one_hit(tmp_path: Path) -> None:
         named = ask(b, Word("cycling"), Word("hundroog"), min_match=1)
         assert named.total == 2 and named.hits[0].label == "Hundroog"
         assert [h.also for h in found.hits if h.key == "9"] == [()]
+
+
+def test_a_language_filter_searches_that_language_alone(backend: SearchBackend) -> None:
+    assert keys(ask(backend, Word("guerre"), lang="fr")) == ["6"]
+    assert ask(backend, Word("herald"), lang="fr").total == 0  # English texts only
+    assert set(keys(ask(backend, Word("herald"), lang="en"))) == {"6", "8"}
+    assert keys(ask(backend, Word("trample"), Word("enchanted"), lang="en")) == ["7"]
 
 
 def test_pages(backend: SearchBackend) -> None:
@@ -298,17 +313,28 @@ def test_suggestions_and_corrections(backend: SearchBackend) -> None:
     }
 
 
-def test_a_rebuild_swaps_while_searches_keep_answering(backend: SearchBackend) -> None:
+# Committed for real (the reader thread has a connection of its own on PostgreSQL); only the
+# search app's tables are emptied afterwards, the session's archive stays.
+@pytest.mark.django_db(transaction=True, available_apps=["search"])
+@pytest.mark.parametrize("path", BACKENDS)
+def test_a_rebuild_swaps_while_searches_keep_answering(path: str, tmp_path: Path) -> None:
+    backend = import_string(path)(tmp_path / "rebuilt")
+    backend.index(DOCS)
     errors: list[str] = []
     done = threading.Event()
+    searched = [0]
 
     def read() -> None:
-        while not done.is_set():
-            try:
-                if ask(backend, Word("trample")).total == 0:
-                    errors.append("no results during the rebuild")
-            except Exception as exc:  # pragma: no cover - the failure reported below
-                errors.append(repr(exc))
+        try:
+            while not done.is_set():
+                try:
+                    if ask(backend, Word("trample")).total == 0:
+                        errors.append("no results during the rebuild")
+                    searched[0] += 1
+                except Exception as exc:  # pragma: no cover - the failure reported below
+                    errors.append(repr(exc))
+        finally:
+            connection.close()  # this thread's own connection (PostgreSQL)
 
     reader = threading.Thread(target=read)
     reader.start()
@@ -318,10 +344,11 @@ def test_a_rebuild_swaps_while_searches_keep_answering(backend: SearchBackend) -
     finally:
         done.set()
         reader.join()
-    assert errors == []
+    assert errors == [] and searched[0] > 0
     assert backend.stats().documents == len(DOCS)
 
 
+@pytest.mark.django_db
 def test_no_index_yet_is_reported_not_crashed(tmp_path: Path) -> None:
     for path in BACKENDS:
         b = import_string(path)(tmp_path / path)

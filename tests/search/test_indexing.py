@@ -1,20 +1,23 @@
 """The index follows the database: the outbox written with each change, drained by one writer
 at a time, rebuilt beside the live index, checked. On the demo releases (no shared data needed),
-with an index in a temporary folder."""
+with an index in a temporary folder; in the PostgreSQL pass also with the PostgreSQL backend
+(its index in the test database)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
 
 from kb.models import GlossaryTerm, GlossaryVersion, RuleVersion
 from search.backend import get_backend
-from search.indexing import check, drain, enqueue, sync, writer_lock
+from search.indexing import backend_lock, check, drain, enqueue, sync
 from search.models import IndexOutbox
 from tests.kb.helpers import clear_archive
 from tests.rulings.helpers import clear_cards
@@ -32,9 +35,14 @@ def empty_database(db) -> None:
     IndexOutbox.objects.all().delete()
 
 
-@pytest.fixture
-def index_dir(tmp_path: Path):
-    with override_settings(KB_INDEX_DIR=tmp_path / "index"):
+WHOOSH = "search.backends.whoosh.backend.WhooshBackend"
+POSTGRES = "search.backends.postgres.backend.PostgresBackend"
+BACKENDS = [WHOOSH, *([POSTGRES] if connection.vendor == "postgresql" else [])]
+
+
+@pytest.fixture(params=BACKENDS)
+def index_dir(request, tmp_path: Path):
+    with override_settings(KB_INDEX_DIR=tmp_path / "index", KB_SEARCH_BACKEND=request.param):
         yield tmp_path / "index"
 
 
@@ -94,8 +102,24 @@ def test_check_reports_missing_stale_and_pending(index_dir: Path) -> None:
 
 def test_a_busy_writer_leaves_the_entries_for_the_next_one(index_dir: Path) -> None:
     glossary_entry()
-    with writer_lock().acquire(timeout=0):
+    held, done = threading.Event(), threading.Event()
+
+    def other_writer() -> None:  # another process or node (PostgreSQL: another connection)
+        try:
+            with backend_lock(get_backend()).acquire(timeout=0):
+                held.set()
+                done.wait(30)
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=other_writer)
+    writer.start()
+    try:
+        assert held.wait(30)
         assert drain(wait=0) is None  # someone else is writing: the outbox keeps the entry
+    finally:
+        done.set()
+        writer.join()
     assert IndexOutbox.objects.count() == 2  # the term's save and the version's
     assert drain(wait=0).added == 1
 

@@ -1,0 +1,332 @@
+"""A SearchRequest as one SQL statement over the index tables (PostgreSQL full-text search).
+
+Why one statement: PostgreSQL gives each statement one snapshot, so the live generation, the
+matches, the counts per kind, the page's hits, their snippets and the documents each collapsed
+hit stands for are all read from the same state of the index, even while a rebuild swaps a new
+generation in or an update replaces documents.
+
+The query tree is the Whoosh backend's, in SQL: each group is an OR of its items; an item is a
+phrase query (`phraseto_tsquery`, one word being a phrase of one) in each language's
+configuration, a prefix over unstemmed words, or a rule number matched exactly. A document
+matches a group when one of its languages does (or its number); scores are `ts_rank` with the
+title, body and extra weights, summed over groups and languages, times the share of groups
+matched when `min_match` asks for fewer than all (coordination), times the kind's weight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from search import analysis, conf
+from search.backend import SearchRequest
+from search.registry import kinds as registered_kinds
+from search.syntax import Item, Phrase
+
+#: Titles weigh most, examples and type lines least (the Whoosh backend's boosts).
+TITLE_BOOST, BODY_BOOST, EXTRA_BOOST = 4.0, 1.0, 0.3
+TITLE_PREFIX_BOOST, BODY_PREFIX_BOOST = 2.0, 0.5
+#: A rule number typed is the strongest evidence there is (ts_rank's scores stay under 1).
+NUMBER_SCORE = 8.0
+#: ts_rank's normalisation: 1 divides by 1 + the log of the document's length.
+NORMALISATION = 1
+#: Snippet markers and stand-ins for < and > (private-use characters, replaced after
+#: escaping): ts_headline drops what its parser reads as tags, and the text must stay whole.
+START, STOP, LT, GT = "\ue000", "\ue001", "\ue002", "\ue003"
+HEADLINE = (
+    f"StartSel={START}, StopSel={STOP}, MaxWords=40, MinWords=15, ShortWord=2, "
+    'MaxFragments=2, FragmentDelimiter=" … "'
+)
+_NUMBER_RE = re.compile(r"^[0-9][0-9a-z.]*$")
+
+
+def config(code: str) -> str:
+    """The text search configuration of a language code (migration 0002 creates them)."""
+    analyzer = dict(conf.configured()).get(code, "")
+    return f"kb_{analyzer}" if analyzer in ("english", "french") else "kb_simple"
+
+
+def number_of(item: Item) -> str | None:
+    if isinstance(item, Phrase) or not item.text[:1].isdigit():
+        return None
+    number = item.text.lower().rstrip(".")
+    return number if _NUMBER_RE.match(number) else None
+
+
+def prefix_query(text: str) -> str | None:
+    """A tsquery for words starting so, in the unstemmed configuration: its words are folded
+    word characters only, so they need no quoting."""
+    words = re.findall(r"\w+", analysis.fold(text))
+    if not words:
+        return None
+    return " <-> ".join([*words[:-1], f"{words[-1]}:*"])
+
+
+def _is_prefix(item: Item) -> bool:
+    return not isinstance(item, Phrase) and item.prefix
+
+
+@dataclass
+class Params:
+    """Named parameters (%(p0)s) so that one value can appear in several places."""
+
+    values: dict[str, object] = field(default_factory=dict)
+
+    def __call__(self, value: object) -> str:
+        name = f"p{len(self.values)}"
+        self.values[name] = value
+        return f"%({name})s"
+
+
+@dataclass
+class Clause:
+    """SQL of one group (or of the exclusions) for a language row: tsqueries or None."""
+
+    vector: str | None  # a tsquery on t.vector
+    words: str | None  # a tsquery on t.words
+    numbers: list[str]  # parameter placeholders of rule numbers
+
+    def matches(self, alias: str = "t") -> str:
+        parts = []
+        if self.vector:
+            parts.append(f"{alias}.vector @@ {self.vector}")
+        if self.words:
+            parts.append(f"{alias}.words @@ {self.words}")
+        return "(" + " OR ".join(parts) + ")" if parts else "false"
+
+
+def clause(items, code: str, p: Params, cache: dict) -> Clause:
+    vector, words, numbers = [], [], []
+    for item in items:
+        if _is_prefix(item):
+            query = prefix_query(item.text)
+            if query:
+                words.append(f"to_tsquery('kb_simple', {p(query)})")
+        else:
+            key = (item.text, code)
+            if key not in cache:  # one parameter per text and language
+                cache[key] = f"phraseto_tsquery('{config(code)}', {p(item.text)})"
+            vector.append(cache[key])
+        number = number_of(item)
+        if number:
+            numbers.append(p(number))
+    return Clause(
+        "(" + " || ".join(vector) + ")" if vector else None,
+        "(" + " || ".join(words) + ")" if words else None,
+        numbers,
+    )
+
+
+def _operands(query: str) -> str:
+    """How many operands a tsquery holds (its nodes are binary operators and operands)."""
+    return f"((numnode({query}) + 1) / 2)"
+
+
+def weights(title_weight: float) -> tuple[list[float], float, list[float], float]:
+    """ts_rank weight arrays ({D, C, B, A}: extras C, bodies B, titles A) scaled to at most 1,
+    with the factors that scale the ranks back."""
+    title = TITLE_BOOST * title_weight
+    top = max(title, BODY_BOOST, EXTRA_BOOST)
+    text = [0.0, EXTRA_BOOST / top, BODY_BOOST / top, title / top]
+    ptitle = TITLE_PREFIX_BOOST * title_weight
+    ptop = max(ptitle, BODY_PREFIX_BOOST)
+    prefix = [0.0, 0.0, BODY_PREFIX_BOOST / ptop, ptitle / ptop]
+    return text, top, prefix, ptop
+
+
+def languages(request: SearchRequest) -> list[str]:
+    return [c for c in conf.codes() if request.lang in (None, c)]
+
+
+def valid_on(alias: str, p: Params, date) -> str:
+    if date is None:
+        return "true"
+    day = p(date)
+    return (
+        f"({alias}.valid_from IS NULL OR {alias}.valid_from <= {day}) "
+        f"AND ({alias}.valid_to IS NULL OR {alias}.valid_to > {day})"
+    )
+
+
+def kind_order_sql(alias: str = "d") -> str:
+    known = registered_kinds()
+    if not known:
+        return "0"
+    cases = " ".join(f"WHEN '{k}' THEN {i}" for i, k in enumerate(known) if k.isidentifier())
+    return f"(CASE {alias}.kind {cases} ELSE {len(known)} END)"
+
+
+def search_sql(
+    request: SearchRequest, name: str, offset: int, limit: int
+) -> tuple[str, dict] | None:
+    """The statement answering `request` on the live generation of index `name`. Each row is a
+    hit of the page, and every row (or the one row of an empty page, its hit columns null)
+    carries the counts per kind."""
+    groups = [g.items for g in request.groups if g.items]
+    if not groups:
+        return None
+    p = Params()
+    cache: dict = {}
+    codes = languages(request)
+    text_w, text_scale, prefix_w, prefix_scale = weights(request.title_weight)
+    tw, ts, pw, ps = p(text_w), p(text_scale), p(prefix_w), p(prefix_scale)
+
+    # One pass over the language rows (a pass per language read every row again): each
+    # row's tsqueries are its language's, picked by a CASE on t.lang.
+    per_code = {code: [clause(items, code, p, cache) for items in groups] for code in codes}
+    first = per_code[codes[0]]
+    numbers_per_group = [c.numbers for c in first]
+    lang = {code: p(code) for code in codes}
+
+    def by_lang(queries: dict[str, str | None]) -> str | None:
+        if not any(queries.values()):
+            return None
+        if len(queries) == 1:
+            return f"({next(iter(queries.values()))})"
+        empty = "''::tsquery"
+        cases = " ".join(f"WHEN {lang[c]} THEN {q or empty}" for c, q in queries.items())
+        return f"(CASE t.lang {cases} END)"
+
+    columns = []
+    for i in range(len(groups)):
+        vector = by_lang({code: per_code[code][i].vector for code in codes})
+        words = first[i].words
+        parts = [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ {words}"] * bool(words)
+        columns.append(f"({' OR '.join(parts) or 'false'}) AS m{i}")
+    # One rank per vector for the whole query (ts_rank of an OR of every item: the sum over
+    # items divided by their number, which `operands` multiplies back): a rank per group
+    # cost a pass over the vector each.
+    vector = by_lang(
+        {code: " || ".join(c.vector for c in per_code[code] if c.vector) or None for code in codes}
+    )
+    words = " || ".join(c.words for c in first if c.words) or None
+    score = []
+    if vector:
+        rank = f"ts_rank({tw}::float4[], t.vector, {vector}, {NORMALISATION})"
+        score.append(f"{rank} * {ts} * {_operands(vector)}")
+    if words:
+        rank = f"ts_rank({pw}::float4[], t.words, ({words}), {NORMALISATION})"
+        score.append(f"{rank} * {ps} * {_operands(f'({words})')}")
+    columns.append(f"({' + '.join(score) or '0'})::float8 AS s")
+    where = " OR ".join(
+        [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ ({words})"] * bool(words)
+    )
+    branches = [
+        f"SELECT t.document_id, t.lang::text AS lang, true AS hit, {', '.join(columns)} "
+        f"FROM search_indexedtext t WHERE t.generation_id = (SELECT id FROM live) "
+        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'})"
+    ]
+    all_numbers = [n for ns in numbers_per_group for n in ns]
+    if all_numbers:
+        columns = ", ".join([f"false AS m{i}" for i in range(len(groups))] + ["0::float8 AS s"])
+        branches.append(
+            f"SELECT d.id, NULL::text, false, {columns} FROM search_indexeddocument d "
+            f"WHERE d.generation_id = (SELECT id FROM live) "
+            f"AND d.number IN ({', '.join(all_numbers)})"
+        )
+
+    n = len(groups)
+    aggregated = ", ".join([f"bool_or(m{i}) AS m{i}" for i in range(n)] + ["sum(s) AS s"])
+    # A group matches by its texts or by the document's number.
+    group_match = []
+    group_score = []
+    for i, numbers in enumerate(numbers_per_group):
+        if numbers:
+            hit = f"d.number IN ({', '.join(numbers)})"
+            group_match.append(f"(c.m{i} OR {hit})")
+            group_score.append(f"CASE WHEN {hit} THEN {NUMBER_SCORE} ELSE 0 END")
+        else:
+            group_match.append(f"c.m{i}")
+    matched = " + ".join(f"({m})::int" for m in group_match)
+    need = n if not 0 < request.min_match < n else request.min_match
+    coordination = f"({matched})::float8 / {n}" if need < n else "1.0"
+    kind_weight = "1.0"
+    if request.kind_weights:
+        cases = " ".join(
+            f"WHEN {p(kind)} THEN {float(factor)!r}" for kind, factor in request.kind_weights
+        )
+        kind_weight = f"(CASE d.kind {cases} ELSE 1.0 END)"
+
+    excluded = ""
+    if request.excluded:
+        parts = []
+        for code in codes:
+            c = clause(request.excluded, code, p, cache)
+            parts.append(f"(x.lang = {p(code)} AND {c.matches('x')})")
+        excluded = (
+            "AND NOT EXISTS (SELECT 1 FROM search_indexedtext x WHERE x.document_id = d.id "
+            f"AND ({' OR '.join(parts)}))"
+        )
+    kinds_filter = "true"
+    if request.kinds:
+        kinds_filter = f"s.kind IN ({', '.join(p(k) for k in request.kinds)})"
+
+    snippet_columns = []
+    for code in codes:
+        query = _headline_query(request, code, p, cache)
+        for part in ("bodies", "extras"):
+            if request.snippets and query:
+                text = f"translate(d.{part} ->> {p(code)}, '<>', '{LT}{GT}')"
+                snippet_columns.append(
+                    f"CASE WHEN d.{part} ? {p(code)} THEN "
+                    f"ts_headline('{config(code)}', {text}, {query}, {p(HEADLINE)}) END"
+                )
+            else:
+                snippet_columns.append("NULL")
+
+    # `rows` is MATERIALIZED: inlined, the planner sorted the wide rows (vectors and all) by
+    # document and computed the matches and ranks after the sort, in one process; computed
+    # in the scan they are narrow and spread over the parallel workers (a third faster).
+    sql = f"""
+WITH live AS (SELECT id FROM search_indexgeneration WHERE name = {p(name)} AND live),
+rows AS MATERIALIZED ({" UNION ALL ".join(branches)}),
+c AS (
+  SELECT document_id, {aggregated},
+         array_agg(DISTINCT lang) FILTER (WHERE hit) AS langs
+  FROM rows GROUP BY document_id
+),
+s AS (
+  SELECT d.id, d.kind, d.ref, d.label, c.langs,
+         CASE WHEN d.collapse = '' THEN 'id:' || d.id ELSE d.collapse END AS ckey,
+         ({" + ".join(["c.s", *group_score])}) * {coordination} * {kind_weight} AS score
+  FROM c JOIN search_indexeddocument d ON d.id = c.document_id
+  WHERE ({matched}) >= {need} AND {valid_on("d", p, request.release)} {excluded}
+),
+r AS (
+  SELECT s.*, row_number() OVER (PARTITION BY ckey ORDER BY score DESC, id) AS rn FROM s
+),
+top AS (SELECT * FROM r WHERE rn = 1),
+counts AS (SELECT coalesce(jsonb_object_agg(kind, n), '{{}}'::jsonb) AS counts
+           FROM (SELECT kind, count(*) AS n FROM top GROUP BY kind) k),
+page AS (
+  SELECT s.* FROM top s WHERE {kinds_filter}
+  ORDER BY score DESC, id LIMIT {int(limit)} OFFSET {int(offset)}
+)
+SELECT counts.counts, page.score, page.langs,
+       d.kind, d.key, d.ref, d.label, d.number, d.chapter, d.date, d.valid_from, d.valid_to,
+       d.titles, d.bodies,
+       (SELECT jsonb_agg(jsonb_build_array(o.ref, o.label) ORDER BY o.score DESC, o.id)
+        FROM r o WHERE o.ckey = page.ckey AND o.rn > 1) AS also,
+       {", ".join(snippet_columns) or "NULL"}
+FROM counts LEFT JOIN page ON true
+LEFT JOIN search_indexeddocument d ON d.id = page.id
+ORDER BY page.score DESC, page.id
+"""
+    return sql, p.values
+
+
+def _headline_query(request: SearchRequest, code: str, p: Params, cache: dict) -> str | None:
+    """The words to mark in `code`'s texts: every item of the query, prefixes as stems."""
+    parts = []
+    for group in request.groups:
+        for item in group.items:
+            if _is_prefix(item):
+                query = prefix_query(item.text)
+                if query:
+                    parts.append(f"to_tsquery('{config(code)}', {p(query)})")
+            else:
+                key = (item.text, code)
+                if key not in cache:
+                    cache[key] = f"phraseto_tsquery('{config(code)}', {p(item.text)})"
+                parts.append(cache[key])
+    return "(" + " || ".join(parts) + ")" if parts else None
