@@ -26,6 +26,8 @@ def setup(var_dir: str | Path) -> None:
     os.environ.setdefault("KB_SEARCH_AUTO_DRAIN", "0")
     # Benches search hundreds of times a minute, in this process and in servers they start.
     os.environ["KB_SEARCH_THROTTLE"] = ""
+    # Benches time building pages and searching; `make loadtest` measures serving, cache and all.
+    os.environ.setdefault("KB_PAGE_CACHE", "off")
     import django
 
     django.setup()

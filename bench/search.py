@@ -27,6 +27,9 @@ CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
 
 def main() -> int:
     role = sys.argv[1] if len(sys.argv) > 1 else ""
+    if role == "--latency":
+        setup_inherited()
+        return latency()
     if role in ("--writer", "--reader"):
         setup_inherited()
         return writer(int(sys.argv[2])) if role == "--writer" else reader(float(sys.argv[2]))
@@ -77,6 +80,18 @@ def run(var_dir: Path) -> int:
         sampled = evaluate(relevance.with_name(f"relevance_{name}.jsonl"))
         print("\n".join(sampled.lines(f"sampled set, {name} part")), flush=True)
     queries = query_mix(relevance.parent)
+    latency(queries)
+    concurrency(var_dir)
+    return 0
+
+
+def latency(queries: list[str] | None = None) -> int:
+    """The latency figures alone, on the database and index in KB_VAR_DIR (`python -m
+    bench.search --latency` on make run's data takes a minute or two, not the whole bench)."""
+    from django.conf import settings
+
+    if queries is None:
+        queries = query_mix(Path(settings.BASE_DIR) / "tests" / "kb" / "sitesearch")
     figure("latency query mix (every evaluation query)", f"{len(queries)} queries")
     ours = _latencies(queries)
     fts = fts5_latencies(queries)
@@ -91,7 +106,6 @@ def run(var_dir: Path) -> int:
     figure("autocomplete in process p95", f"{p95(_autocomplete(queries)):.1f} ms")
     cold = _cold(queries)
     figure("query cold (no leaf scored) p95 / median", f"{p95(cold):.0f} / {median(cold):.0f} ms")
-    concurrency(var_dir)
     return 0
 
 
@@ -154,7 +168,7 @@ def _served(queries: list[str]) -> tuple[list[float], list[float]]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "DJANGO_DEBUG": "0", "KB_SEARCH_AUTO_DRAIN": "0"}
+    env = {**os.environ, "DJANGO_DEBUG": "0", "KB_SEARCH_AUTO_DRAIN": "0", "KB_PAGE_CACHE": "off"}
     server = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
         cwd=settings.BASE_DIR,

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.cache import caches
 from django.core.exceptions import DisallowedHost
-from django.db import connection
+from django.db import connection, connections, router
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.translation import get_language_from_request
@@ -150,9 +150,13 @@ def data_stamps() -> tuple[object, ...]:
 
     The outbox: an edit is committed before the index applies it, so a search answered
     meanwhile is keyed apart from the answers given once the outbox is drained (the index is
-    written before its entries are deleted)."""
+    written before its entries are deleted).
+
+    Read where the page's own reads go (a read replica, config.routers): a key taken from the
+    primary while a lagging replica built the page would keep the old page under the new
+    stamps until the next edit."""
     sql, params = _stamps_statement()
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(VocabularyTerm)].cursor() as cursor:
         cursor.execute(sql, params)
         return tuple(cursor.fetchone())
 

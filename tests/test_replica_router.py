@@ -40,3 +40,22 @@ def test_the_admin_posts_and_commands_use_the_primary() -> None:
     router = ReplicaRouter()  # outside a request (imports, index_worker): the primary
     assert router.db_for_read(RuleVersion) == "default"
     assert router.allow_migrate("replica", "kb") is False
+
+
+class _Recording:
+    asked: list[str] = []
+
+    def db_for_read(self, model, **hints) -> str:
+        self.asked.append(model.__name__)
+        return "default"
+
+
+def test_the_page_caches_stamps_are_read_where_the_pages_reads_go(db, settings) -> None:
+    """A page built from a lagging replica must be keyed with the replica's stamps, not the
+    primary's, or the old page would stay cached under the new stamps (kb.page_cache)."""
+    from kb import page_cache
+
+    settings.DATABASE_ROUTERS = [f"{__name__}._Recording"]
+    _Recording.asked.clear()
+    assert page_cache.data_stamps()
+    assert _Recording.asked == ["VocabularyTerm"]

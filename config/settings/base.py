@@ -106,17 +106,6 @@ if os.environ.get("DATABASE_REPLICA_URL"):
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
     DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
 
-# One cache every node shares when the site runs on several (docs/deploy.md, "Several nodes"):
-# DJANGO_CACHE_BACKEND=django.core.cache.backends.redis.RedisCache (or PyMemcacheCache, or
-# db.DatabaseCache) and DJANGO_CACHE_LOCATION; unset, each process keeps its own memory cache.
-if os.environ.get("DJANGO_CACHE_BACKEND"):
-    CACHES = {
-        "default": {
-            "BACKEND": os.environ["DJANGO_CACHE_BACKEND"],
-            "LOCATION": os.environ.get("DJANGO_CACHE_LOCATION", ""),
-        }
-    }
-
 # The site's languages are declared once, in config/languages.py.
 LANGUAGE_CODE = languages.SOURCE
 LANGUAGES = [(lang.code, _(lang.name)) for lang in languages.LANGUAGES]
@@ -211,6 +200,14 @@ CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "pages": page_cache(os.environ.get("KB_PAGE_CACHE", "file"), VAR_DIR / "page-cache"),
 }
+# The default cache every node shares when the site runs on several (docs/deploy.md, "Several
+# nodes"): DJANGO_CACHE_BACKEND=django.core.cache.backends.redis.RedisCache (or PyMemcacheCache,
+# or db.DatabaseCache) and DJANGO_CACHE_LOCATION; unset, each process keeps its own.
+if os.environ.get("DJANGO_CACHE_BACKEND"):
+    CACHES["default"] = {
+        "BACKEND": os.environ["DJANGO_CACHE_BACKEND"],
+        "LOCATION": os.environ.get("DJANGO_CACHE_LOCATION", ""),
+    }
 
 # Search throttling per client (kb/sitesearch/throttling.py), for the search page and
 # /api/v1/search: "N/s|min|hour|day", or empty for none. Counted in the default cache (per
