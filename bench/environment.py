@@ -26,8 +26,6 @@ def setup(var_dir: str | Path) -> None:
     os.environ.setdefault("KB_SEARCH_AUTO_DRAIN", "0")
     # Benches search hundreds of times a minute, in this process and in servers they start.
     os.environ["KB_SEARCH_THROTTLE"] = ""
-    # Benches time building pages and searching; `make loadtest` measures serving, cache and all.
-    os.environ.setdefault("KB_PAGE_CACHE", "off")
     import django
 
     django.setup()
@@ -37,13 +35,21 @@ def setup(var_dir: str | Path) -> None:
 def throwaway_var_dir(prefix: str) -> Iterator[Path]:
     """A new, empty data directory with Django set up on it, deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix=prefix) as var_dir:
+        _without_page_cache()
         setup(var_dir)
         yield Path(var_dir)
 
 
 def setup_inherited() -> None:
     """Set up Django on the data directory the parent bench process passed in KB_VAR_DIR."""
+    _without_page_cache()
     setup(os.environ["KB_VAR_DIR"])
+
+
+def _without_page_cache() -> None:
+    """Benches time building pages and searching, not the page cache's answers (`make
+    loadtest`, which calls `setup` alone, measures serving, cache and all)."""
+    os.environ.setdefault("KB_PAGE_CACHE", "off")
 
 
 def pages_in_fresh_process(module: str, var_dir: Path) -> None:
