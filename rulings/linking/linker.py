@@ -163,12 +163,15 @@ class Linker(Numbers):
     ) -> None:
         """Add the curated rules concepts named, outside examples and keyword spans. A pattern
         may name the words that are the evidence (group "term") and read context around them."""
+        keywords = list(taken)
         for term in self._curated:
             for m in term.pattern.finditer(ruling.masked):
                 start, end = m.span("term") if "term" in term.pattern.groupindex else m.span()
                 if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
                     continue
                 if term.general and names_one(ruling.masked, start, end):
+                    continue
+                if term.general and _keywords_own(ruling.masked, start, keywords):
                     continue
                 self._add(found, term, ruling.text[start:end], term.trust, concept=True)
                 taken.append((start, end))
@@ -261,6 +264,16 @@ _MOMENT_RE = re.compile(
     r"|\b(?:during|until|in|before|after|since) (?:the |your |each |their |that )?(?:next )?$",
     re.IGNORECASE,
 )
+
+
+#: Between a keyword and a kind of ability: the keyword's own ability ("exalted abilities
+#: trigger", "Cycling is an activated ability"), a rule of the keyword, not of the kind.
+_TIED_RE = re.compile(r"^(?:'s)?\s+(?:(?:is|are) (?:an? |also an? )?)?(?:[\w-]+ )?$", re.IGNORECASE)
+
+
+def _keywords_own(text: str, start: int, keywords: list[tuple[int, int]]) -> bool:
+    """Whether the kind of ability named at `start` is a keyword's, named just before it."""
+    return any(e <= start and _TIED_RE.match(text[e:start]) for _s, e in keywords)
 
 
 def _word_matches(
