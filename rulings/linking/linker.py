@@ -31,11 +31,15 @@ from .terms import (
     keyword_terms,
     word,
 )
+from .topics import Topics, topic_of
 
 #: Links kept per ruling (the most trusted first), of which curated rules concepts at most
 #: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.
 MAX_LINKS = 3
 MAX_CONCEPTS = 2
+#: How well a ruling that names no rules term must agree with its card's one keyword's rules
+#: (cosine of their words, `topics`) to be read as about that keyword (tuned on the dev set).
+FALLBACK_AGREEMENT = 0.06
 #: Terms the rules define rank after the curated concepts (which read context).
 DEFINED_TRUST = 2
 
@@ -65,6 +69,7 @@ class Linker(Numbers):
         # Glossary entries and chapter titles, read after the curated concepts (which know
         # context) and never in their spans.
         self.defined = defined_terms(self.current, self.lineage_now, keywords.named)
+        self.topics = Topics(self.current)
 
     def find(
         self,
@@ -133,8 +138,9 @@ class Linker(Numbers):
         """Add the keywords named; returns the spans of all it read as keywords.
 
         A keyword named only as an example ("cost increases (such as kicker)") is not what the
-        ruling is about: weak when it is another card's keyword, ignored when it is the card's
-        own (a general ruling printed on every card of the set). Another card's keyword named
+        ruling is about, whoever's keyword it is (the card's own: a general ruling printed on
+        every card of the set; another's: an illustration, wrong 7 times in 8 on the labelled
+        sets when it was kept as a weak link). Another card's keyword named
         as what a creature lacks ("creatures without flying") only says which ones are meant.
         """
         masked, own = ruling.masked, ruling.own
@@ -149,12 +155,11 @@ class Linker(Numbers):
                 continue
             seen.add(term.lineage_id)
             taken.append((start, end))
-            example = inside(start, ruling.examples)
-            if example and term.keyword in own:
+            if inside(start, ruling.examples):
                 continue
             if term.keyword not in own and named_as_lacking(masked, start):
                 continue
-            trust = 3 if example else 0 if term.keyword in own else term.trust
+            trust = 0 if term.keyword in own else term.trust
             self._add(found, term, ruling.text[start:end], trust)
         return taken
 
@@ -205,9 +210,16 @@ class Linker(Numbers):
         if names_own_ability(ruling.masked):
             return
         term = self._single_own_keyword(ruling.own)
-        if term is not None:
-            # The evidence says why: the card's own keyword, not a phrase of the ruling.
-            found[term.lineage_id] = Found(term.lineage_id, f"[{term.keyword}]", "inferred", 3)
+        if term is None:
+            return
+        topic = topic_of(self.number_at(term.lineage_id, self.current))
+        agreement = self.topics.agreement(ruling.masked, topic)
+        if agreement.score < FALLBACK_AGREEMENT:
+            return
+        # The evidence says why: the card's own keyword, and the words of its rules the
+        # ruling uses.
+        evidence = f"[{term.keyword}: {', '.join(agreement.shared[:3])}]"
+        found[term.lineage_id] = Found(term.lineage_id, evidence, "inferred", 3)
 
     def _keyword_matches(self, text: str) -> Iterable[tuple[int, int, str, Term]]:
         """(start, end, matched text, term) of keyword forms in a text, longest first."""
