@@ -80,6 +80,12 @@ class Topics:
             vec = {w: (1 + math.log(k)) * self.idf[w] for w, k in c.items()}
             norm = math.sqrt(sum(x * x for x in vec.values())) or 1.0
             self.vectors[key] = {w: x / norm for w, x in vec.items()}
+        # Chapters by word, so that the best chapter for a text is found without scoring all.
+        self._chapters_of: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for key, vec in self.vectors.items():
+            if "." not in key:
+                for w, x in vec.items():
+                    self._chapters_of[w].append((key, x))
 
     def agreement(self, text: str, key: str) -> Agreement:
         """Cosine of a text's words with a topic's, and the shared words, most telling first."""
@@ -92,6 +98,17 @@ class Topics:
         parts = {w: x * vec[w] for w, x in weights.items() if w in vec and x > 0}
         shared = tuple(sorted(parts, key=lambda w: -parts[w]))
         return Agreement(sum(parts.values()) / norm, shared)
+
+    def best_chapters(self, text: str, n: int = 2) -> list[tuple[str, float]]:
+        """The chapters whose words a text's words agree with most, best first (cosine)."""
+        q = Counter(words(text))
+        weights = {w: (1 + math.log(k)) * self.idf.get(w, 0.0) for w, k in q.items()}
+        norm = math.sqrt(sum(x * x for x in weights.values())) or 1.0
+        scores: Counter[str] = Counter()
+        for w, x in weights.items():
+            for key, y in self._chapters_of.get(w, ()):
+                scores[key] += x * y / norm
+        return scores.most_common(n)
 
 
 def topic_of(number: str) -> str:
