@@ -45,8 +45,11 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
         names = [row["card_name"], *row["card_name"].split(" // ")]
         keywords: list[str] = []
         if card is not None:
-            names += [card.name_fr or "", *(f.name for f in card.faces.all())]
-            keywords = card.keywords
+            faces = list(card.faces.all())
+            names += [card.name_fr or "", *(f.name for f in faces)]
+            keywords = linker.card_keywords(
+                card.keywords or [], [card.text_en or "", *(f.text for f in faces)]
+            )
         found = linker.find(row["text"], dt.date.fromisoformat(row["date"]), names, keywords)
         got = {scoring_key(linker.number_at(f.lineage_id, linker.current)) for f in found}
         got.discard("")

@@ -71,10 +71,46 @@ class Linker(Numbers):
         self._by_first = keywords.by_first
         self._term_of = {t.lineage_id: t for t in self.terms}
         self._curated = [t for t in self.terms if not t.keyword]
+        self._ability_names = sorted(
+            (k for k, t in self._keyword_named.items() if t.ability), key=len, reverse=True
+        )
         # Glossary entries and chapter titles, read after the curated concepts (which know
         # context) and never in their spans.
         self.defined = defined_terms(self.current, self.lineage_now, keywords.named)
         self.topics = Topics(self.current)
+
+    def card_keywords(self, keywords: Iterable[str], texts: Iterable[str]) -> list[str]:
+        """A card's keywords: those its record lists, and those its Oracle text prints.
+
+        Part of the card sources list none (the older MTGJSON files: 8,096 cards), though
+        their text prints "Flying" or "Suspend 2—{2}{B}{B}". A keyword ability is read from a
+        keyword line (keywords alone, commas between them, no sentence); a keyword action
+        wherever the text uses it ("Scry 2."), as the newer source lists them, except everyday
+        verbs ("destroy"), which every source leaves out.
+        """
+        out = {k.casefold(): k for k in keywords}
+        for text in texts:
+            for line in (text or "").splitlines():
+                for name in self._keyword_line(line):
+                    out.setdefault(name, name)
+            for _s, _e, _form, term in _word_matches(self._by_first, text or ""):
+                if not term.ability and term.keyword not in EVERYDAY:
+                    out.setdefault(term.keyword, term.keyword)
+        return list(out.values())
+
+    def _keyword_line(self, line: str) -> list[str]:
+        """The keyword abilities a line of Oracle text consists of ("First strike, vigilance",
+        "Enchant creature", "Protection from red"); none when it is a sentence."""
+        line = _REMINDER_RE.sub("", line).strip()
+        if not line or line.endswith(".") or ":" in line:
+            return []
+        names = []
+        for item in re.split(r"[,;]\s*", line.casefold()):
+            name = next((n for n in self._ability_names if _starts_with(item, n)), None)
+            if name is None:
+                return []
+            names.append(name)
+        return names
 
     def find(
         self,
@@ -288,6 +324,16 @@ class Linker(Numbers):
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
         return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+#: Reminder text, which explains a keyword in sentences.
+_REMINDER_RE = re.compile(r"\([^)]*\)")
+
+
+def _starts_with(item: str, name: str) -> bool:
+    """Whether a keyword line's item is the keyword, alone or with its cost, number or
+    quality ("kicker {2}{r}", "suspend 2—{1}{u}", "protection from red")."""
+    return item == name or (item.startswith(name) and item[len(name)] in " —-{")
 
 
 #: Words of one phrase: "artifact, creature" is not "artifact creature".
