@@ -221,6 +221,8 @@ class Linker(Numbers):
                     continue
                 if term.general and _keywords_own(ruling.masked, start, keywords):
                     continue
+                if _listed(ruling.masked, start, end):
+                    continue
                 self._add(found, term, ruling.text[start:end], term.trust, concept=True)
                 taken.append((start, end))
                 break
@@ -242,6 +244,8 @@ class Linker(Numbers):
             if not keyword_case(masked, start, form) or not _ONE_PHRASE_RE.fullmatch(form):
                 continue
             if _MOMENT_RE.search(masked[max(0, start - 40) : start]):
+                continue
+            if _listed(masked, start, end):
                 continue
             self._add(found, term, ruling.text[start:end], DEFINED_TRUST, concept=True)
             taken.append((start, end))
@@ -324,6 +328,19 @@ class Linker(Numbers):
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
         return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+#: An item in the middle of a list ("the name, card types, subtypes, and rules text"): after
+#: a comma or "and"/"or" and followed by more.
+_LIST_BEFORE_RE = re.compile(r",\s*(?:and |or )?$|\w,? (?:and|or) $")
+_LIST_AFTER_RE = re.compile(r"^,|^,? (?:and|or) \w")
+
+
+def _listed(text: str, start: int, end: int) -> bool:
+    """Whether a term is an item in the middle of a list: one of the things an effect changes
+    or keeps, not what the ruling is about."""
+    before, after = text[max(0, start - 30) : start], text[end : end + 60]
+    return bool(_LIST_BEFORE_RE.search(before) and _LIST_AFTER_RE.search(after))
 
 
 #: Reminder text, which explains a keyword in sentences.
