@@ -217,7 +217,11 @@ class Linker(Numbers):
                 start, end = m.span("term") if "term" in term.pattern.groupindex else m.span()
                 if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
                     continue
-                if term.general and names_one(ruling.masked, start, end):
+                if (
+                    term.general
+                    and names_one(ruling.masked, start, end)
+                    and not _how_it_works(ruling.masked, start, end)
+                ):
                     continue
                 if term.general and _keywords_own(ruling.masked, start, keywords):
                     continue
@@ -328,6 +332,26 @@ class Linker(Numbers):
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
         return next(iter(terms.values())) if len(terms) == 1 else None
+
+
+#: What the rules say of every ability of a kind, said of one: whether it is optional, when it
+#: goes on the stack, how often it triggers ("Midnight Entourage's triggered ability is
+#: mandatory"): the rules of the kind, though one ability is named.
+_HOW_IT_WORKS_RE = re.compile(
+    r"\b(?:mandatory|optional|(?:goes|go|put|puts|placed) on(?:to)? the stack|only once"
+    r"|(?:won't|doesn't|does not|will not|can't) trigger|triggers? again)\b",
+    re.IGNORECASE,
+)
+
+
+def _how_it_works(text: str, start: int, end: int) -> bool:
+    """Whether the sentence naming a triggered ability (or its triggering) says what the rules
+    say of all triggered abilities (an activated ability being "optional" to use is not)."""
+    if "trigger" not in text[start:end].casefold():
+        return False
+    left = max(text.rfind(". ", 0, start), text.rfind("! ", 0, start)) + 1
+    right = text.find(". ", end)
+    return bool(_HOW_IT_WORKS_RE.search(text[left : len(text) if right < 0 else right]))
 
 
 #: An item in the middle of a list ("the name, card types, subtypes, and rules text"): after
