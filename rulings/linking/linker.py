@@ -225,7 +225,7 @@ class Linker(Numbers):
                     continue
                 if term.general and _keywords_own(ruling.masked, start, keywords):
                     continue
-                if _listed(ruling.masked, start, end):
+                if _listed(ruling.masked, start, end) or _selects(ruling.masked, start, end):
                     continue
                 self._add(found, term, ruling.text[start:end], term.trust, concept=True)
                 taken.append((start, end))
@@ -249,7 +249,7 @@ class Linker(Numbers):
                 continue
             if _MOMENT_RE.search(masked[max(0, start - 40) : start]):
                 continue
-            if _listed(masked, start, end):
+            if _listed(masked, start, end) or _selects(masked, start, end):
                 continue
             self._add(found, term, ruling.text[start:end], DEFINED_TRUST, concept=True)
             taken.append((start, end))
@@ -354,6 +354,17 @@ def _how_it_works(text: str, start: int, end: int) -> bool:
     return bool(_HOW_IT_WORKS_RE.search(text[left : len(text) if right < 0 else right]))
 
 
+#: A characteristic with a value, saying which objects are meant ("a card with converted mana
+#: cost equal to X", "an artifact with mana value 0"), as "creatures without flying" does.
+_WITH_RE = re.compile(r"\bwith (?:a |an |total |the same )?$", re.IGNORECASE)
+_VALUE_RE = re.compile(r"^\s*(?:\d|X\b|\{|equal|less|greater|of \d|or (?:less|greater))", re.I)
+
+
+def _selects(text: str, start: int, end: int) -> bool:
+    """Whether a term names the value objects are picked by, not the rules of that value."""
+    return bool(_WITH_RE.search(text[max(0, start - 20) : start]) and _VALUE_RE.match(text[end:]))
+
+
 #: An item in the middle of a list ("the name, card types, subtypes, and rules text"): after
 #: a comma or "and"/"or" and followed by more.
 _LIST_BEFORE_RE = re.compile(r",\s*(?:and |or )?$|\w,? (?:and|or) $")
@@ -391,7 +402,12 @@ _MOMENT_RE = re.compile(
 
 #: Between a keyword and a kind of ability: the keyword's own ability ("exalted abilities
 #: trigger", "Cycling is an activated ability"), a rule of the keyword, not of the kind.
-_TIED_RE = re.compile(r"^(?:'s)?\s+(?:(?:is|are) (?:an? |also an? )?)?(?:[\w-]+ )?$", re.IGNORECASE)
+_TIED_RE = re.compile(
+    r"^(?:'s)?\s+(?:(?:is|are) (?:an? |also an? )?)?(?:[\w-]+ )?$"
+    # "each exalted ability on each permanent you control will trigger"
+    r"|^\s+abilit(?:y|ies)\b[^.;:]*$",
+    re.IGNORECASE,
+)
 
 
 def _keywords_own(text: str, start: int, keywords: list[tuple[int, int]]) -> bool:
