@@ -31,15 +31,17 @@ from .terms import (
     keyword_terms,
     word,
 )
-from .topics import Topics, topic_of
+from .topics import Agreement, Topics, topic_of
 
 #: Links kept per ruling (the most trusted first), of which curated rules concepts at most
 #: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.
 MAX_LINKS = 3
 MAX_CONCEPTS = 2
-#: How well a ruling that names no rules term must agree with its card's one keyword's rules
+#: How well a ruling that names no rules term must agree with a keyword's rules of its card
 #: (cosine of their words, `topics`) to be read as about that keyword (tuned on the dev set).
 FALLBACK_AGREEMENT = 0.06
+#: Of several keywords, the one a ruling agrees with most, when the next is under half as close.
+FALLBACK_MARGIN = 0.5
 #: A ruling that names nothing is read as about the chapter whose words it speaks when the
 #: cosine reaches TOPIC_AGREEMENT and the next chapter's is under TOPIC_MARGIN of it.
 #: (Tuned on the dev set: from 0.3 down it adds more wrong links than right ones.)
@@ -255,22 +257,30 @@ class Linker(Numbers):
             taken.append((start, end))
 
     def _fallback(self, ruling: Reading, found: dict[int, Found]) -> None:
-        """A ruling that names no rules term (not even as an example) is, for a one-keyword
-        card, about that keyword; not when it names an ability of the card ("Victor's
-        ability"): a ruling about the keyword would name the keyword."""
+        """A ruling that names no rules term (not even as an example) is about a keyword of
+        its card when it speaks that keyword's rules' words, and clearly more than any other
+        keyword's of the card; not when it names an ability of the card ("Victor's ability"):
+        a ruling about the keyword would name the keyword."""
         if names_own_ability(ruling.masked):
             return
-        term = self._single_own_keyword(ruling.own)
-        if term is None:
+        scored = sorted(
+            ((self._agreement(ruling, t.lineage_id), t) for t in self._own_keywords(ruling.own)),
+            key=lambda c: -c[0].score,
+        )
+        if not scored or scored[0][0].score < FALLBACK_AGREEMENT:
             return
-        topic = topic_of(self.number_at(term.lineage_id, self.current))
-        agreement = self.topics.agreement(ruling.masked, topic)
-        if agreement.score < FALLBACK_AGREEMENT:
+        if len(scored) > 1 and scored[1][0].score > scored[0][0].score * FALLBACK_MARGIN:
             return
+        agreement, term = scored[0]
         # The evidence says why: the card's own keyword, and the words of its rules the
         # ruling uses.
         evidence = f"[{term.keyword}: {', '.join(agreement.shared[:3])}]"
         found[term.lineage_id] = Found(term.lineage_id, evidence, "inferred", 3)
+
+    def _agreement(self, ruling: Reading, lineage_id: int) -> Agreement:
+        """How a ruling's words agree with those of the rule's topic (keyword rule, chapter)."""
+        topic = topic_of(self.number_at(lineage_id, self.current))
+        return self.topics.agreement(ruling.masked, topic)
 
     def _topic(self, ruling: Reading, found: dict[int, Found]) -> None:
         """A ruling that names no rules term and no keyword of its card: the chapter whose
@@ -326,12 +336,13 @@ class Linker(Numbers):
         drop |= {lid for lid in found if terms.get(lid, NO_TERM).unless & found.keys()}
         return {lid: f for lid, f in found.items() if lid not in drop}
 
-    def _single_own_keyword(self, own: frozenset[str]) -> Term | None:
-        """The card's one keyword, if it has one: not counting Enchant or Equip, which every Aura
-        and Equipment has, nor evergreen keywords (rulings about flying say "flying")."""
+    def _own_keywords(self, own: frozenset[str]) -> list[Term]:
+        """The card's keywords a ruling may be about without naming them: not Enchant or
+        Equip, which every Aura and Equipment has, nor evergreen keywords (rulings about flying
+        say "flying")."""
         named = self._keyword_named
         terms = {named[k].lineage_id: named[k] for k in own - STRUCTURAL - EVERGREEN if k in named}
-        return next(iter(terms.values())) if len(terms) == 1 else None
+        return list(terms.values())
 
 
 #: What the rules say of every ability of a kind, said of one: whether it is optional, when it
