@@ -47,6 +47,8 @@ FALLBACK_MARGIN = 0.5
 #: (Tuned on the dev set: from 0.3 down it adds more wrong links than right ones.)
 TOPIC_AGREEMENT = 0.35
 TOPIC_MARGIN = 0.8
+#: ... and shares at least this many words with it (one word is a coincidence).
+TOPIC_WORDS = 2
 #: Terms the rules define rank after the curated concepts (which read context).
 DEFINED_TRUST = 2
 
@@ -131,7 +133,7 @@ class Linker(Numbers):
         found, taken = self._named(ruling, date, self.defined.specific)
         if not found and not taken:
             self._fallback(ruling, found)
-        if not found:
+        if not found and not taken:
             self._topic(ruling, found)
         return _ranked(found, text)
 
@@ -283,9 +285,9 @@ class Linker(Numbers):
         return self.topics.agreement(ruling.masked, topic)
 
     def _topic(self, ruling: Reading, found: dict[int, Found]) -> None:
-        """A ruling that names no rules term and no keyword of its card: the chapter whose
-        rules speak its words, when they agree clearly (evidence: the chapter and the shared
-        words). Least trusted of all links; the topic vectors are `topics`'."""
+        """A ruling that names no rules term nor keyword, and is about no keyword of its card:
+        the chapter whose rules speak its words, when they agree clearly (evidence: the
+        chapter and the shared words). Least trusted of all links (vectors: `topics`)."""
         best = self.topics.best_chapters(ruling.masked)
         if not best or best[0][1] < TOPIC_AGREEMENT:
             return
@@ -293,9 +295,9 @@ class Linker(Numbers):
             return
         chapter = best[0][0]
         lid = self.lineage_now(chapter)
-        if lid is None:
-            return
         shared = self.topics.agreement(ruling.masked, chapter).shared[:3]
+        if lid is None or len(shared) < TOPIC_WORDS:
+            return
         evidence = f"[{chapter}: {', '.join(shared)}]"
         found[lid] = Found(lid, evidence, "inferred", 4, concept=True)
 

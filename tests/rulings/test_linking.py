@@ -178,3 +178,76 @@ def test_a_for_example_sentence_is_no_topic(linker: Linker) -> None:
     found = linker.find(text, dt.date(2016, 4, 8), ["Stallion of Ashmouth"], ["Delirium"])
     numbers = {linker.number_at(f.lineage_id, linker.current) for f in found}
     assert numbers == {"205"}, numbers  # card types; not 301, artifacts
+
+
+def _numbers(linker: Linker, text: str, keywords: list[str], name: str = "Test Card") -> set[str]:
+    found = linker.find(text, dt.date(2024, 1, 1), [name], keywords)
+    return {linker.number_at(f.lineage_id, linker.current) for f in found}
+
+
+def test_a_cards_keywords_are_read_from_its_oracle_text(linker: Linker) -> None:
+    """The older card source lists no keywords (8,096 cards): they are read from the text's
+    keyword lines (abilities) and from any sentence (actions other than everyday verbs)."""
+    text = "Flying, protection from red\nSuspend 2—{2}{B}{B} (Rather than cast this card …)"
+    assert {"flying", "protection", "suspend"} <= set(linker.card_keywords([], [text]))
+    # A sentence that opens with a keyword is no keyword line.
+    assert linker.card_keywords([], ["Flying creatures you control get +1/+1."]) == []
+    assert linker.card_keywords([], ["Scry 2. Destroy target creature."]) == ["scry"]
+    assert linker.card_keywords(["Trample"], ["Enchant creature"]) == ["Trample", "enchant"]
+
+
+def test_a_keyword_the_card_prints_but_its_record_omits_is_its_own(cards) -> None:
+    """Curse of the Cabal's record (older source) lists no keyword; its text prints suspend."""
+    ruling = Ruling.objects.get(
+        card__name_en="Curse of the Cabal", text__startswith="A creature cast using suspend"
+    )
+    assert ruling.card.keywords == []
+    assert set(ruling.links.values_list("current_number", flat=True)) == {"702.62"}
+
+
+def test_an_ing_keyword_is_read_in_the_verb_its_rules_use(linker: Linker) -> None:
+    """ "cycle it" is cycling (702.29 writes "cycle"); "phased out" is phasing, while "phase",
+    which the rules write far more often for the turn's phases, is not."""
+    text = "The top card of your library isn't in your hand, so you can't cycle it."
+    assert "702.29" in _numbers(linker, text, [])
+    assert "702.26" in _numbers(linker, "A permanent that's phased out is treated as …", [])
+    assert "702.26" not in _numbers(linker, "It lasts until the next phase.", [])
+
+
+def test_the_fallback_keyword_must_share_its_rules_words(linker: Linker) -> None:
+    """A ruling naming no rules term is about the card's keyword only when it speaks its
+    rules' words; the link's evidence says which."""
+    text = 'If an effect puts a card into your hand without using the word "draw," it isn\'t drawn.'
+    found = linker.find(text, dt.date(2024, 1, 1), ["Test Card"], ["Miracle"])
+    assert [linker.number_at(f.lineage_id, linker.current) for f in found] == ["702.94"]
+    assert found[0].evidence.startswith("[miracle: ") and "draw" in found[0].evidence
+    other = "Horobi's Whisper can target a creature even if you don't control a Swamp."
+    assert _numbers(linker, other, ["Splice"]) == set()
+
+
+def test_a_ruling_naming_nothing_links_the_chapter_whose_words_it_speaks(linker: Linker) -> None:
+    text = (
+        "For your life total to become your starting life total (normally 20), you gain or "
+        "lose the appropriate amount of life."
+    )
+    found = linker.find(text, dt.date(2017, 2, 9), ["Exquisite Archangel"], [])
+    assert [linker.number_at(f.lineage_id, linker.current) for f in found] == ["119"]
+    assert found[0].evidence.startswith("[119: ") and "life" in found[0].evidence
+
+
+def test_incidental_mentions_are_no_topic(linker: Linker) -> None:
+    # A characteristic with a value picks objects; an item of a list is one thing of several.
+    text = "You can exile only a card with converted mana cost equal to X."
+    assert "202.3" not in _numbers(linker, text, [])
+    text = "Augment can change the name, card types, subtypes, and rules text."
+    assert "205" not in _numbers(linker, text, [])
+    # A kind of ability named as a keyword's own is the keyword's rule.
+    assert _numbers(linker, "Cycling is an activated ability.", []) == {"702.29"}
+    assert "603" not in _numbers(linker, "Your exalted abilities won't trigger.", [])
+
+
+def test_one_triggered_ability_said_to_work_as_all_do_is_603(linker: Linker) -> None:
+    text = "Midnight Entourage's triggered ability is mandatory. You draw a card."
+    assert "603" in _numbers(linker, text, [], name="Midnight Entourage")
+    # Named only to say when something happens: not about 603 (as before).
+    assert "603" not in _numbers(linker, "If it leaves before its triggered ability resolves.", [])
