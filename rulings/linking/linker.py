@@ -319,7 +319,8 @@ class Linker(Numbers):
         """Drop what the rest makes redundant.
 
         Keyword abilities the card does not have are incidental when the card's own keyword is
-        there, and examples when several are named ("such as equip or eternalize"). A term
+        there (several named are no longer dropped for that alone: examples are no links now,
+        and "you can't suspend it, cycle it, or discard it" is about each). A term
         covered by a more precise one (X in a cost covers "without paying its mana cost":
         107.3b) goes too.
         """
@@ -334,7 +335,7 @@ class Linker(Numbers):
             and terms[lid].keyword not in own
             and found[lid].kind != "cited"
         ]
-        drop = set(others) if own_found or len(others) >= 2 else set()
+        drop = set(others) if own_found else set()
         drop |= {lid for lid in found if terms.get(lid, NO_TERM).unless & found.keys()}
         return {lid: f for lid, f in found.items() if lid not in drop}
 
