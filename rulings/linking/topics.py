@@ -1,6 +1,7 @@
 """What a rule is about, as words: a topic vector per keyword rule (701.x, 702.x with its
-subrules) and per chapter, weighed TF-IDF against the other rules, so that a ruling's words can
-be scored against a rule's own vocabulary.
+subrules) and per chapter, from its rules and the glossary entries citing them (headword
+twice), weighed TF-IDF against the other topics, so that a ruling's words can be scored
+against a rule's own vocabulary.
 
 A ruling that names no rules term may still speak a rule's language: a ruling on a proliferate
 card that says "you don't have to choose every permanent that has a counter" uses the words of
@@ -17,7 +18,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from kb.models import RuleNumber, RuleVersion
+from kb.crtext.references import find_references
+from kb.models import GlossaryVersion, RuleNumber, RuleVersion
 
 #: Words too common in rules and rulings to say what either is about.
 _STOP_TEXT = """a an the of to in on or and is are be been being it its it's this that these
@@ -71,6 +73,16 @@ class Topics:
             key = topic_of(numbers.get(lid, ""))
             if key:
                 texts[key].append(text or "")
+        # A glossary entry says in plain words what the rule it cites is about.
+        for headword, text in (
+            GlossaryVersion.objects.as_of(date)
+            .filter(obsolete=False)
+            .values_list("headword", "text_en")
+        ):
+            cited = [r.target for r in find_references(text or "")]
+            key = topic_of(cited[0]) if cited else ""
+            if key in texts:
+                texts[key].append(f"{headword} {headword} {text}")
         counts = {key: Counter(words(" ".join(parts))) for key, parts in texts.items()}
         df = Counter(w for c in counts.values() for w in c)
         n = len(counts) or 1
