@@ -383,13 +383,16 @@ def _selects(text: str, start: int, end: int) -> bool:
 #: a comma or "and"/"or" and followed by more.
 _LIST_BEFORE_RE = re.compile(r",\s*(?:and |or )?$|\w,? (?:and|or) $")
 _LIST_AFTER_RE = re.compile(r"^,|^,? (?:and|or) \w")
+#: The last item of a list of three or more ("static, activated, or triggered abilities").
+_LIST_END_RE = re.compile(r"\w, \w[\w -]*, (?:and|or) (?:\w+ )?$")
 
 
 def _listed(text: str, start: int, end: int) -> bool:
     """Whether a term is an item in the middle of a list: one of the things an effect changes
     or keeps, not what the ruling is about."""
     before, after = text[max(0, start - 30) : start], text[end : end + 60]
-    return bool(_LIST_BEFORE_RE.search(before) and _LIST_AFTER_RE.search(after))
+    middle = _LIST_BEFORE_RE.search(before) and _LIST_AFTER_RE.search(after)
+    return bool(middle or _LIST_END_RE.search(before))
 
 
 #: Reminder text, which explains a keyword in sentences.
