@@ -229,6 +229,10 @@ class Linker(Numbers):
                     continue
                 if term.general and _keywords_own(ruling.masked, start, keywords):
                     continue
+                if self._is_step(term.lineage_id) and _MOMENT_RE.search(
+                    ruling.masked[max(0, start - 40) : start]
+                ):
+                    continue
                 if _listed(ruling.masked, start, end) or _selects(ruling.masked, start, end):
                     continue
                 self._add(found, term, ruling.text[start:end], term.trust, concept=True)
@@ -338,6 +342,10 @@ class Linker(Numbers):
         drop = set(others) if own_found else set()
         drop |= {lid for lid in found if terms.get(lid, NO_TERM).unless & found.keys()}
         return {lid: f for lid, f in found.items() if lid not in drop}
+
+    def _is_step(self, lineage_id: int) -> bool:
+        """Whether a rule is of the turn's structure (chapter 5xx: phases, steps)."""
+        return self.number_at(lineage_id, self.current).startswith("5")
 
     def _own_keywords(self, own: frozenset[str]) -> list[Term]:
         """The card's keywords a ruling may be about without naming them: not Enchant or
