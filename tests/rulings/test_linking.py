@@ -246,6 +246,9 @@ def test_incidental_mentions_are_no_topic(linker: Linker) -> None:
     # A kind of ability named as a keyword's own is the keyword's rule.
     assert _numbers(linker, "Cycling is an activated ability.", []) == {"702.29"}
     assert "603" not in _numbers(linker, "Your exalted abilities won't trigger.", [])
+    # A step named as a moment.
+    numbers = _numbers(linker, "Exalted abilities will resolve before blockers are declared.", [])
+    assert numbers == {"702.83"}
 
 
 def test_one_triggered_ability_said_to_work_as_all_do_is_603(linker: Linker) -> None:
