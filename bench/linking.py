@@ -1,4 +1,5 @@
-"""Score the ruling linker against a hand-labelled sample (tests/rulings/linking_sample.jsonl).
+"""Score the ruling linker against a hand-labelled sample (tests/rulings/linking_*.jsonl), as a
+whole and by stratum where the set has them (era and whether the card has keywords).
 
 Scored at rule level for keyword abilities and actions (702.19, 701.5) and chapter level
 elsewhere (603, 608): that is the granularity the labels were written at.
@@ -26,6 +27,8 @@ class Scores:
     predicted: int
     expected: int
     misses: list[dict] = field(default_factory=list)
+    #: stratum ("2017-/keywords") -> (precision, recall, rulings), for sets that have strata.
+    strata: dict[str, tuple[float, float, int]] = field(default_factory=dict)
 
 
 def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
@@ -40,13 +43,17 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
     tp = predicted = expected = 0
     counts = []
     misses = []
+    by_stratum: dict[str, list[int]] = {}
     for row in rows:
         card = cards.get(row["oracle_id"] or row["card_name"])
         names = [row["card_name"], *row["card_name"].split(" // ")]
         keywords: list[str] = []
         if card is not None:
-            names += [card.name_fr or "", *(f.name for f in card.faces.all())]
-            keywords = card.keywords
+            faces = list(card.faces.all())
+            names += [card.name_fr or "", *(f.name for f in faces)]
+            keywords = linker.card_keywords(
+                card.keywords or [], [card.text_en or "", *(f.text for f in faces)]
+            )
         found = linker.find(row["text"], dt.date.fromisoformat(row["date"]), names, keywords)
         got = {scoring_key(linker.number_at(f.lineage_id, linker.current)) for f in found}
         got.discard("")
@@ -54,6 +61,10 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
         tp += len(got & want)
         predicted += len(got)
         expected += len(want)
+        if row.get("stratum"):
+            tally = by_stratum.setdefault(row["stratum"], [0, 0, 0, 0])
+            for i, n in enumerate((len(got & want), len(got), len(want), 1)):
+                tally[i] += n
         counts.append(len(found))
         if got != want:
             misses.append(
@@ -74,4 +85,16 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
         predicted=predicted,
         expected=expected,
         misses=misses,
+        strata={
+            name: (t / p if p else 1.0, t / e if e else 1.0, n)
+            for name, (t, p, e, n) in sorted(by_stratum.items())
+        },
     )
+
+
+def strata_report(scores: Scores) -> list[str]:
+    """One line per stratum: the issue asks for dev and test scores by kind of ruling."""
+    return [
+        f"    {name}: {n} rulings, precision {p:.3f}, recall {r:.3f}"
+        for name, (p, r, n) in scores.strata.items()
+    ]

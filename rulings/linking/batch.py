@@ -63,7 +63,7 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
     )
     if not found_rows:
         return 0
-    names, keywords = _names_and_keywords({r[1] for r in found_rows})
+    names, keywords = _names_and_keywords({r[1] for r in found_rows}, linker)
     ids = [r[0] for r in found_rows]
     kept = _clear_computed_links(ids)
     # Headings are not rulings: no links of their own (their rulings get theirs).
@@ -86,27 +86,33 @@ def link_rulings(ruling_ids: Iterable[int] | None = None, linker: Linker | None 
 
 
 def _names_and_keywords(
-    card_ids: set[int],
+    card_ids: set[int], linker: Linker
 ) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
     """The names a ruling may call its card by (blanked before reading: "Flying Crane
-    Technique" is not about flying) and the card's keywords, by card."""
+    Technique" is not about flying) and the card's keywords (listed or printed), by card."""
     names: dict[int, list[str]] = defaultdict(list)
     keywords: dict[int, list[str]] = {}
-    for cid, name_en, name_fr, kws in (
-        Card.objects.filter(id__in=card_ids).values_list("id", "name_en", "name_fr", "keywords")
+    texts: dict[int, list[str]] = defaultdict(list)
+    for cid, name_en, name_fr, kws, text in (
+        Card.objects.filter(id__in=card_ids).values_list(
+            "id", "name_en", "name_fr", "keywords", "text_en"
+        )
         if len(card_ids) < 900
-        else Card.objects.values_list("id", "name_en", "name_fr", "keywords")
+        else Card.objects.values_list("id", "name_en", "name_fr", "keywords", "text_en")
     ):
         if cid in card_ids:
             names[cid] += [name_en, *name_en.split(" // "), name_fr or ""]
             keywords[cid] = kws or []
-    for cid, face in (
-        CardFace.objects.values_list("card_id", "name")
+            texts[cid].append(text or "")
+    for cid, face, text in (
+        CardFace.objects.values_list("card_id", "name", "text")
         if len(card_ids) >= 900
-        else CardFace.objects.filter(card_id__in=card_ids).values_list("card_id", "name")
+        else CardFace.objects.filter(card_id__in=card_ids).values_list("card_id", "name", "text")
     ):
         if cid in card_ids:
             names[cid].append(face)
+            texts[cid].append(text or "")
+    keywords = {cid: linker.card_keywords(kws, texts[cid]) for cid, kws in keywords.items()}
     return names, keywords
 
 

@@ -127,6 +127,7 @@ def keyword_terms(date: dt.date) -> KeywordTerms:
         .filter(lineage__in=[r.lineage_id for r in rows])
         .values_list("lineage_id", "text_en")
     )
+    verbs = _VerbsOfRules(date)
     terms: list[Term] = []
     named: dict[str, Term] = {}
     keyword_forms: dict[str, Term] = {}
@@ -136,6 +137,8 @@ def keyword_terms(date: dt.date) -> KeywordTerms:
             continue  # a keyword rule's first line is its name
         key = name.casefold()
         forms = ability_forms(key) if row.chapter == "702" else action_forms(key)
+        if row.chapter == "702":
+            forms += verbs.of(key, row.number)
         trust = 3 if key in EVERYDAY else 1
         term = Term(
             words_pattern(forms),
@@ -149,6 +152,39 @@ def keyword_terms(date: dt.date) -> KeywordTerms:
         for form in forms:
             keyword_forms.setdefault(" ".join(form.split()), term)
     return KeywordTerms(terms, named, _by_first_word(keyword_forms))
+
+
+class _VerbsOfRules:
+    """The verb a keyword named by its "-ing" form is written with ("cycling": "cycle it",
+    "cycled"; "phasing": "phased out"), read from the rules: a form the keyword's own rules
+    write more often than all the other rules together (so "phase", which names the turn's
+    phases far more often, is not read as phasing)."""
+
+    def __init__(self, date: dt.date) -> None:
+        self.texts: dict[str, str] = {}
+        numbers = dict(RuleNumber.objects.as_of(date).values_list("lineage_id", "number"))
+        for lid, text in RuleVersion.objects.as_of(date).values_list("lineage_id", "text_en"):
+            if lid in numbers:
+                self.texts[numbers[lid]] = (text or "").casefold()
+        self._all = "\n".join(self.texts.values())
+
+    def of(self, name: str, number: str) -> list[str]:
+        if not name.endswith("ing") or " " in name or name in _UNINFLECTED:
+            return []
+        own = "\n".join(t for n, t in self.texts.items() if _under(n, number))
+        stem = name[:-3]
+        found = []
+        for form in {*action_forms(stem), *action_forms(stem + "e")} - {name}:
+            pattern = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])")
+            mine = len(pattern.findall(own))
+            if mine and mine > len(pattern.findall(self._all)) - mine:
+                found.append(form)
+        return sorted(found)
+
+
+def _under(number: str, rule: str) -> bool:
+    """Whether a number is a keyword rule or one of its subrules (702.29, 702.29c)."""
+    return number == rule or (number.startswith(rule) and number[len(rule) :].isalpha())
 
 
 def _by_first_word(

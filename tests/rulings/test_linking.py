@@ -112,16 +112,20 @@ def test_the_held_out_sample_scores(cards, linker: Linker) -> None:
 
 def test_the_dev_and_test_sets_score(cards, linker: Linker) -> None:
     """The issue's sets, labelled before tuning (216 dev, 114 test; rule level in 701/702,
-    chapter level elsewhere). Tuned on dev only: dev 0.679/0.534 -> 0.692/0.584, test
-    0.606/0.404 -> 0.636/0.436 (the targets, 0.85/0.75, are not reached). Floors at what
-    the linker reaches."""
+    chapter level elsewhere). Tuned on dev only: dev 0.679/0.534 -> 0.692/0.584 -> 0.765/0.626,
+    test 0.606/0.404 -> 0.636/0.436 -> 0.644/0.417 (the targets, 0.85/0.75, are not reached;
+    the last rules, tuned on dev, did not carry over to test's recall). Floors computed, not
+    chosen: each score truncated to two decimals, minus 0.01."""
     dev = evaluate(DEV, linker)
     assert dev.rulings == 216
-    assert dev.precision >= 0.69 and dev.recall >= 0.58, dev
+    assert dev.precision >= 0.75 and dev.recall >= 0.61, dev
     test = evaluate(TEST, linker)
     assert test.rulings == 114
-    assert test.precision >= 0.63 and test.recall >= 0.43, test
+    assert test.precision >= 0.63 and test.recall >= 0.40, test
     assert test.median_links <= 3 and dev.median_links <= 3
+    # By stratum (era, keywords or not), as the issue asks them reported.
+    assert len(dev.strata) == len(test.strata) == 6
+    assert sum(n for _p, _r, n in dev.strata.values()) == 216
 
 
 def test_context_decides_whether_a_term_is_the_topic(linker: Linker) -> None:
@@ -145,7 +149,9 @@ def test_confirmed_and_rejected_links_survive_relinking(cards) -> None:
     ruling = Ruling.objects.get(
         card__name_en="The Peregrine Dynamo", text__startswith="Activated abilities contain"
     )
-    wrong = ruling.links.get(current_number="702.6")  # "equip" named as an example
+    # The incidental "activated mana ability" (equip, named as an example, is no link since
+    # examples are none) is the inferred link a maintainer rejects.
+    wrong = ruling.links.get(current_number="605")
     wrong.kind = LinkKind.REJECTED
     wrong.save()
     right = ruling.links.get(current_number="602")
@@ -153,9 +159,9 @@ def test_confirmed_and_rejected_links_survive_relinking(cards) -> None:
     right.save()
     link_rulings([ruling.pk])
     kinds = dict(ruling.links.values_list("current_number", "kind"))
-    assert kinds["702.6"] == LinkKind.REJECTED  # kept, and not inferred again
+    assert kinds["605"] == LinkKind.REJECTED  # kept, and not inferred again
     assert kinds["602"] == LinkKind.CONFIRMED
-    assert list(ruling.links.values_list("current_number", flat=True)).count("702.6") == 1
+    assert list(ruling.links.values_list("current_number", flat=True)).count("605") == 1
 
 
 def test_a_release_change_re_resolves_the_numbers(cards) -> None:
@@ -178,3 +184,79 @@ def test_a_for_example_sentence_is_no_topic(linker: Linker) -> None:
     found = linker.find(text, dt.date(2016, 4, 8), ["Stallion of Ashmouth"], ["Delirium"])
     numbers = {linker.number_at(f.lineage_id, linker.current) for f in found}
     assert numbers == {"205"}, numbers  # card types; not 301, artifacts
+
+
+def _numbers(linker: Linker, text: str, keywords: list[str], name: str = "Test Card") -> set[str]:
+    found = linker.find(text, dt.date(2024, 1, 1), [name], keywords)
+    return {linker.number_at(f.lineage_id, linker.current) for f in found}
+
+
+def test_a_cards_keywords_are_read_from_its_oracle_text(linker: Linker) -> None:
+    """The older card source lists no keywords (8,096 cards): they are read from the text's
+    keyword lines (abilities) and from any sentence (actions other than everyday verbs)."""
+    text = "Flying, protection from red\nSuspend 2—{2}{B}{B} (Rather than cast this card …)"
+    assert {"flying", "protection", "suspend"} <= set(linker.card_keywords([], [text]))
+    # A sentence that opens with a keyword is no keyword line.
+    assert linker.card_keywords([], ["Flying creatures you control get +1/+1."]) == []
+    assert linker.card_keywords([], ["Scry 2. Destroy target creature."]) == ["scry"]
+    assert linker.card_keywords(["Trample"], ["Enchant creature"]) == ["Trample", "enchant"]
+
+
+def test_a_keyword_the_card_prints_but_its_record_omits_is_its_own(cards) -> None:
+    """Curse of the Cabal's record (older source) lists no keyword; its text prints suspend."""
+    ruling = Ruling.objects.get(
+        card__name_en="Curse of the Cabal", text__startswith="A creature cast using suspend"
+    )
+    assert ruling.card.keywords == []
+    assert set(ruling.links.values_list("current_number", flat=True)) == {"702.62"}
+
+
+def test_an_ing_keyword_is_read_in_the_verb_its_rules_use(linker: Linker) -> None:
+    """ "cycle it" is cycling (702.29 writes "cycle"); "phased out" is phasing, while "phase",
+    which the rules write far more often for the turn's phases, is not."""
+    text = "The top card of your library isn't in your hand, so you can't cycle it."
+    assert "702.29" in _numbers(linker, text, [])
+    assert "702.26" in _numbers(linker, "A permanent that's phased out is treated as …", [])
+    assert "702.26" not in _numbers(linker, "It lasts until the next phase.", [])
+
+
+def test_the_fallback_keyword_must_share_its_rules_words(linker: Linker) -> None:
+    """A ruling naming no rules term is about the card's keyword only when it speaks its
+    rules' words; the link's evidence says which."""
+    text = 'If an effect puts a card into your hand without using the word "draw," it isn\'t drawn.'
+    found = linker.find(text, dt.date(2024, 1, 1), ["Test Card"], ["Miracle"])
+    assert [linker.number_at(f.lineage_id, linker.current) for f in found] == ["702.94"]
+    assert found[0].evidence.startswith("[miracle: ") and "draw" in found[0].evidence
+    other = "Horobi's Whisper can target a creature even if you don't control a Swamp."
+    assert _numbers(linker, other, ["Splice"]) == set()
+
+
+def test_a_ruling_naming_nothing_links_the_chapter_whose_words_it_speaks(linker: Linker) -> None:
+    text = (
+        "For your life total to become your starting life total (normally 20), you gain or "
+        "lose the appropriate amount of life."
+    )
+    found = linker.find(text, dt.date(2017, 2, 9), ["Exquisite Archangel"], [])
+    assert [linker.number_at(f.lineage_id, linker.current) for f in found] == ["119"]
+    assert found[0].evidence.startswith("[119: ") and "life" in found[0].evidence
+
+
+def test_incidental_mentions_are_no_topic(linker: Linker) -> None:
+    # A characteristic with a value picks objects; an item of a list is one thing of several.
+    text = "You can exile only a card with converted mana cost equal to X."
+    assert "202.3" not in _numbers(linker, text, [])
+    text = "Augment can change the name, card types, subtypes, and rules text."
+    assert "205" not in _numbers(linker, text, [])
+    # A kind of ability named as a keyword's own is the keyword's rule.
+    assert _numbers(linker, "Cycling is an activated ability.", []) == {"702.29"}
+    assert "603" not in _numbers(linker, "Your exalted abilities won't trigger.", [])
+    # A step named as a moment.
+    numbers = _numbers(linker, "Exalted abilities will resolve before blockers are declared.", [])
+    assert numbers == {"702.83"}
+
+
+def test_one_triggered_ability_said_to_work_as_all_do_is_603(linker: Linker) -> None:
+    text = "Midnight Entourage's triggered ability is mandatory. You draw a card."
+    assert "603" in _numbers(linker, text, [], name="Midnight Entourage")
+    # Named only to say when something happens: not about 603 (as before).
+    assert "603" not in _numbers(linker, "If it leaves before its triggered ability resolves.", [])
