@@ -45,7 +45,7 @@ def search_report(misses: str = "", test: bool = False) -> list[str]:
 
 
 def linking_report(misses: str = "", test: bool = False) -> list[str]:
-    from bench.linking import evaluate
+    from bench.linking import evaluate, strata_report
 
     out = []
     for name, path in _sets(LINKING_SETS, test):
@@ -54,6 +54,8 @@ def linking_report(misses: str = "", test: bool = False) -> list[str]:
             f"{name}: {s.rulings} rulings, precision {s.precision:.3f}, recall {s.recall:.3f}, "
             f"median links {s.median_links}"
         )
+        if name in ("dev", "test"):
+            out += strata_report(s)
         if name == misses:
             out += [f"    miss {m['n']}: got {m['got']} want {m['want']}" for m in s.misses]
     return out
