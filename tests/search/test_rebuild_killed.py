@@ -204,3 +204,29 @@ def test_a_finished_folder_is_never_taken_for_a_leftover(demo_index: Path) -> No
     assert folders and not list(demo_index.glob("ix-*/BUILDING"))
     assert check().cleaned == []
     assert sorted(p.name for p in demo_index.glob("ix-*")) == folders
+
+
+def test_check_index_sweeps_what_a_killed_writer_left_in_the_live_index(
+    demo_index: Path,
+) -> None:
+    """Whoosh's scratch of a writer killed mid-drain (tests/search/test_drain_killed.py makes
+    it for real): its temp folder, a segment no table of contents names, a half-written table
+    of contents. The committed segments stay and the index still answers."""
+    from search.backend import get_backend
+
+    live = demo_index / (demo_index / "CURRENT").read_text().strip()
+    before = sorted(p.name for p in live.iterdir())
+    documents = get_backend().ids()
+    assert len(documents) > 10
+    (live / "MAIN.tmp").mkdir()
+    (live / "MAIN.tmp" / "abc.run").write_bytes(b"x" * 100)
+    (live / "MAIN_zz9orphan.seg").write_bytes(b"x")
+    (live / "_MAIN_99.toc.1733130000.5").write_bytes(b"x")
+    result = check()
+    assert result.clean
+    assert sorted(result.cleaned) == sorted(
+        f"{live.name}/{n}" for n in ("MAIN.tmp", "MAIN_zz9orphan.seg", "_MAIN_99.toc.1733130000.5")
+    )
+    assert "removed 3 file(s) interrupted index writers left" in result.lines()
+    assert sorted(p.name for p in live.iterdir()) == before
+    assert get_backend().ids() == documents
