@@ -79,8 +79,10 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_breaks(
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     master = subprocess.Popen(
-        [str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "1"]
-        + ["--bind", f"127.0.0.1:{port}", "--timeout", "120"],
+        [
+            *(str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "1"),
+            *("--bind", f"127.0.0.1:{port}", "--timeout", "120"),
+        ],
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,
