@@ -9,6 +9,7 @@ p95 and p99 latencies, errors (anything but 200, 304 and 429: a 503 during a wri
 error) and 429s apart; then checks the database (SQLite's integrity check) and the index
 (`check_index`, after the outbox is drained) are intact afterwards.
 Loopback only; every level stops after --seconds or MAX_REQUESTS requests, whichever is first.
+The server's output (gunicorn's access log, tracebacks) goes to KB_VAR_DIR/loadtest-serve.log.
 
 `--during` runs a writer over and over while the levels run, as an operator's work would:
 `import` replaces the newest release with a copy whose rule 100.1 says one word more, then
@@ -243,7 +244,8 @@ def main() -> None:
     urls = addresses()
     results = []
     writer = Writer(args.during) if args.during else None
-    with serving(args.port) as (base, start):
+    log = Path(os.environ.get("KB_VAR_DIR", str(ROOT / "var"))) / "loadtest-serve.log"
+    with serving(args.port, log=log) as (base, start):
         print(f"make serve answered after {start:.1f} s; {len(urls)} addresses in the mix")
         for url in urls[:40]:  # each worker's caches warm, as after a few minutes of use
             urllib.request.urlopen(base + url, timeout=60).read()
