@@ -19,7 +19,7 @@ from django.test import override_settings
 
 from search.backends.whoosh.folders import LiveFolder
 from search.backends.whoosh.schema import schema
-from search.indexing import check, rebuild
+from search.indexing import check, drain, rebuild
 from tests.kb.helpers import DEMO, clear_archive, run
 from tests.rulings.helpers import clear_cards
 
@@ -230,3 +230,17 @@ def test_check_index_sweeps_what_a_killed_writer_left_in_the_live_index(
     assert "removed 3 file(s) interrupted index writers left" in result.lines()
     assert sorted(p.name for p in live.iterdir()) == before
     assert get_backend().ids() == documents
+
+
+def test_the_next_drain_sweeps_a_killed_writer_s_scratch_even_with_nothing_to_write(
+    demo_index: Path,
+) -> None:
+    """Whoosh would sweep it at its next commit, but a drain with nothing to apply commits
+    nothing: the drain sweeps it itself when it takes the writer lock."""
+    live = demo_index / (demo_index / "CURRENT").read_text().strip()
+    before = sorted(p.name for p in live.iterdir())
+    (live / "MAIN.tmp").mkdir()
+    (live / "MAIN_zz9orphan.seg").write_bytes(b"x")
+    report = drain()
+    assert report is not None and report.entries == 0
+    assert sorted(p.name for p in live.iterdir()) == before

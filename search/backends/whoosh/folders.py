@@ -9,9 +9,10 @@ and is removed (`remove_unfinished`).
 A writer killed while adding to a finished folder (an outbox drain: `kill -9`, the OOM killer)
 leaves Whoosh's scratch inside it: the `MAIN.tmp` folder of its posting pool and job files,
 the files of a segment it never committed (no table of contents names them), a half-written
-table of contents (`_MAIN_<n>.toc.<time>`). Readers never see them, but they hold disk space
-until Whoosh's next commit happens to sweep the segments, and nothing sweeps the scratch:
-`remove_scratch` does, under the writer lock, when the next writer starts.
+table of contents (`_MAIN_<n>.toc.<time>`). Readers never see them; Whoosh's next commit in
+that folder happens to sweep them, but a drain with nothing to write never commits, and a
+folder swapped out by a rebuild never sees another commit: `remove_scratch` sweeps them under
+the writer lock when the next writer starts (and `check_index` when no writer is at work).
 """
 
 from __future__ import annotations
