@@ -83,9 +83,10 @@ bench: install
 	$(PYTHON) -m bench.maintainers --last 8
 
 # Load on loopback against `make serve` (2 workers) on make run's data: 1, 4, 16 and 64 clients,
-# 30 s each, then the database and the index checked (bench/loadtest.py).
+# 30 s each, then the database and the index checked (bench/loadtest.py). DURING=import or
+# DURING=rebuild: the same while import_rules or rebuild_index runs over and over.
 loadtest: install
-	KB_VAR_DIR=$(CURDIR)/var $(PYTHON) -m bench.loadtest
+	KB_VAR_DIR=$(CURDIR)/var $(PYTHON) -m bench.loadtest $(if $(DURING),--during $(DURING))
 
 lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

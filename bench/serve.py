@@ -50,9 +50,10 @@ def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str,
 
 
 @contextlib.contextmanager
-def serving(port: int, workers: int = 2) -> Iterator[tuple[str, float]]:
+def serving(port: int, workers: int = 2, log: Path | None = None) -> Iterator[tuple[str, float]]:
     """`make serve` on loopback (a throwaway secret, plain http, no search limit) on the data of
-    KB_VAR_DIR; yields its base URL and the seconds it took to answer, and stops it whole."""
+    KB_VAR_DIR; yields its base URL and the seconds it took to answer, and stops it whole
+    (SIGTERM, then SIGKILL past gunicorn's 30 s of grace). `log`: where its output goes."""
     env = {
         **os.environ,
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
@@ -66,8 +67,8 @@ def serving(port: int, workers: int = 2) -> Iterator[tuple[str, float]]:
         ["make", "serve", f"PORT={port}", f"WORKERS={workers}"],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log.open("w") if log else subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
         start_new_session=True,  # its own process group: stopped whole below
     )
     try:
@@ -83,7 +84,11 @@ def serving(port: int, workers: int = 2) -> Iterator[tuple[str, float]]:
         yield base, time.perf_counter() - started
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=45)
+        except subprocess.TimeoutExpired:  # requests still running past the grace period
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=30)
 
 
 def main() -> None:

@@ -1,14 +1,46 @@
 """The JSON API: /api/v1/…, OpenAPI docs at /api/docs."""
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import ValidationError
+from ninja.openapi.schema import OpenAPISchema
 
 from kb.api import router as kb_router
 from kb.sitesearch.api import router as search_router
 from rulings.api import router as rulings_router
 
-api = NinjaAPI(
+#: The JSON of every error answer (400, 404, 429): what went wrong, in words.
+ERROR = {
+    "title": "Error",
+    "type": "object",
+    "properties": {"detail": {"title": "Detail", "type": "string"}},
+    "required": ["detail"],
+}
+
+
+class API(NinjaAPI):
+    """The site's API: its OpenAPI schema documents the 400 that `bad_parameters` answers for
+    any operation taking parameters (a malformed date or number, a `lang` outside the enum),
+    with its JSON shape, beside the 404s the operations declare."""
+
+    def get_openapi_schema(self, **kwargs: Any) -> OpenAPISchema:
+        schema = super().get_openapi_schema(**kwargs)
+        schema.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR
+        for path in schema["paths"].values():
+            for operation in path.values():
+                if operation.get("parameters") and "400" not in operation["responses"]:
+                    operation["responses"]["400"] = {
+                        "description": "Bad Request: a malformed parameter",
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                        },
+                    }
+        return schema
+
+
+api = API(
     title="MTG Comprehensive Rules knowledge base",
     version="1",
     description="Every release of the Comprehensive Rules, rules resolved in any release.",
@@ -22,9 +54,19 @@ api = NinjaAPI(
 def bad_parameters(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     """Malformed parameters answer 400 with a readable message (not ninja's default 422)."""
     where = "; ".join(
-        f"{'.'.join(str(p) for p in e.get('loc', []))}: {e.get('msg', '')}" for e in exc.errors
+        f"{'.'.join(str(p) for p in e.get('loc', []))}: {_message(e, request)}" for e in exc.errors
     )
     return api.create_response(request, {"detail": f"bad parameters: {where}"}, status=400)
+
+
+def _message(error: dict[str, Any], request: HttpRequest) -> str:
+    """Pydantic's message, or for a value outside an enum one naming what was given."""
+    loc = tuple(error.get("loc", ()))
+    if error.get("type") == "enum":
+        given = error.get("input", request.GET.get(str(loc[-1])) if loc[:1] == ("query",) else "")
+        what = "language" if loc[-1:] == ("lang",) else "value"
+        return f"unknown {what} {given!r}: use {error.get('ctx', {}).get('expected', '')}"
+    return error.get("msg", "")
 
 
 api.add_router("/v1", kb_router)

@@ -7,11 +7,14 @@ malformed date), never 500.
 from __future__ import annotations
 
 import datetime as dt
+from enum import StrEnum
+from typing import Annotated
 
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Query, Router, Schema
 from ninja.errors import HttpError
+from pydantic import Field
 
 from config import languages
 
@@ -24,6 +27,29 @@ from .models import Reference, Release
 from .rendering import Span
 
 router = Router(tags=["rules"])
+
+#: The `lang` parameter: one of the site's languages (an enum in the OpenAPI schema; another
+#: value answers 400 like any malformed parameter).
+LanguageCode = StrEnum("LanguageCode", {code: code for code in languages.CODES})
+SOURCE_LANGUAGE = LanguageCode(languages.SOURCE)
+
+#: A `release` parameter as the OpenAPI schema states it: `current` or a date (YYYY-MM-DD;
+#: days after the 28th of February aside, the pattern admits only real dates), read by
+#: selectors.release_for (400 for anything else, 404 for a date before the first release).
+#: A string in Python: the token is read in one place (its messages; a leap day).
+RELEASE_PATTERN = (
+    "^(current|(?!0000)[0-9]{4}-("
+    "(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)"
+    "|02-(0[1-9]|1[0-9]|2[0-8])))$"
+)
+ReleaseToken = Annotated[
+    str,
+    Field(
+        description="`current`, an effective date or any date (YYYY-MM-DD): the release in "
+        "force on it",
+        json_schema_extra={"pattern": RELEASE_PATTERN},  # stated, not checked here
+    ),
+]
 
 
 class ReleaseOut(Schema):
@@ -175,15 +201,17 @@ def releases(request: HttpRequest) -> list[ReleaseOut]:
     summary="A rule as of a release",
 )
 def rule(
-    request: HttpRequest, number: str, release: str = "current", lang: str = languages.SOURCE
+    request: HttpRequest,
+    number: str,
+    release: ReleaseToken = "current",
+    lang: LanguageCode = SOURCE_LANGUAGE,
 ) -> RuleOut:
     """`release`: `current` (default), an effective date or any date (the release in force on
     it). `lang`: `en` or `fr` (French text where one is loaded, else English, said so).
     `text_en` is always the English; `french` is the French text with its provenance (status,
     the English release it translates, stale when the English changed since, with the diff),
     or null where no version of the rule up to that release has French."""
-    if languages.language(lang) is None:
-        raise HttpError(400, f"unknown language {lang!r}: use {' or '.join(languages.CODES)}")
+    lang = lang.value
     rel = resolve_release(release)
     date = rel.effective_date
     if not is_number(number):
@@ -266,7 +294,7 @@ def _french_out(french: FrenchText) -> FrenchOut | None:
     response={200: list[TermOut], 400: ErrorOut, 404: ErrorOut},
     summary="The glossary of a release",
 )
-def glossary(request: HttpRequest, release: str = "current") -> list[TermOut]:
+def glossary(request: HttpRequest, release: ReleaseToken = "current") -> list[TermOut]:
     rel = resolve_release(release)
     date = rel.effective_date
 
@@ -324,7 +352,9 @@ class HistoryOut(Schema):
     response={200: HistoryOut, 400: ErrorOut, 404: ErrorOut},
     summary="Every version of a rule, newest first",
 )
-def rule_history(request: HttpRequest, number: str, release: str = "current") -> HistoryOut:
+def rule_history(
+    request: HttpRequest, number: str, release: ReleaseToken = "current"
+) -> HistoryOut:
     """`number` is read in `release` (current by default); the history follows the rule's
     lineage through every renumbering. `kinds`: new, moved, wording, examples, reference,
     typography, removed."""
@@ -424,8 +454,8 @@ def _diff_page_query(page: tuple[str, int] | None) -> str:
 )
 def diff(
     request: HttpRequest,
-    from_: str = Query(..., alias="from"),
-    to: str = "current",
+    from_: ReleaseToken = Query(..., alias="from"),  # noqa: B008 - ninja names it so
+    to: ReleaseToken = "current",
     section: str = "",
     noise: bool = True,
 ) -> DiffOut:

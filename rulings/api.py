@@ -11,7 +11,7 @@ from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from kb import selectors
-from kb.api import resolve_release
+from kb.api import ErrorOut, ReleaseToken, resolve_release
 from kb.crtext.numbers import is_number
 
 from . import selectors as rulings_selectors
@@ -91,10 +91,6 @@ class RulingsPageOut(Schema):
     page: int
     pages: int
     rulings: list[RulingOut]
-
-
-class ErrorOut(Schema):
-    detail: str
 
 
 def _names(request: HttpRequest, q: str, limit: int) -> list[NameOut]:
@@ -195,7 +191,7 @@ def card(request: HttpRequest, card: str) -> CardOut:
     summary="Rulings that lean on a rule, newest first",
 )
 def rule_rulings(
-    request: HttpRequest, number: str, release: str = "current", page: int = 1
+    request: HttpRequest, number: str, release: ReleaseToken = "current", page: int = 1
 ) -> RulingsPageOut:
     """`number` is read in `release`; rulings follow the rule's lineage (renumberings too)."""
     releases = selectors.Releases.load()

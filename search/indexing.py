@@ -124,6 +124,9 @@ def drain(*, wait: float = 0, backend: SearchBackend | None = None) -> SyncRepor
     except Timeout:
         return None
     try:
+        # A writer killed mid-drain (kill -9) left its entries in the outbox (they are deleted
+        # only once applied) and Whoosh's scratch in the index: sweep it before writing.
+        backend.clean_up()
         return _drain_locked(backend)
     finally:
         lock.release()
@@ -199,7 +202,8 @@ class Check:
     stale: dict[str, list[str]] = field(default_factory=dict)
     outbox: int = 0
     documents: int = 0
-    cleaned: list[str] = field(default_factory=list)  # what killed rebuilds had left
+    # What killed rebuilds (folder names) and killed writers ("folder/file") had left.
+    cleaned: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -215,8 +219,12 @@ class Check:
                     + (f" (e.g. missing {miss[0]})" if miss else "")
                     + (f" (e.g. stale {stale[0]})" if stale else "")
                 )
-        if self.cleaned:
-            out.append(f"removed what {len(self.cleaned)} interrupted rebuild(s) left")
+        rebuilds = [c for c in self.cleaned if "/" not in c]
+        files = [c for c in self.cleaned if "/" in c]
+        if rebuilds:
+            out.append(f"removed what {len(rebuilds)} interrupted rebuild(s) left")
+        if files:
+            out.append(f"removed {len(files)} file(s) interrupted index writers left")
         if self.outbox:
             out.append(f"outbox: {self.outbox} entries not yet applied")
         out.append("index is up to date" if self.clean else "index is NOT up to date")

@@ -19,7 +19,7 @@ from django.test import override_settings
 
 from search.backends.whoosh.folders import LiveFolder
 from search.backends.whoosh.schema import schema
-from search.indexing import check, rebuild
+from search.indexing import check, drain, rebuild
 from tests.kb.helpers import DEMO, clear_archive, run
 from tests.rulings.helpers import clear_cards
 
@@ -204,3 +204,43 @@ def test_a_finished_folder_is_never_taken_for_a_leftover(demo_index: Path) -> No
     assert folders and not list(demo_index.glob("ix-*/BUILDING"))
     assert check().cleaned == []
     assert sorted(p.name for p in demo_index.glob("ix-*")) == folders
+
+
+def test_check_index_sweeps_what_a_killed_writer_left_in_the_live_index(
+    demo_index: Path,
+) -> None:
+    """Whoosh's scratch of a writer killed mid-drain (tests/search/test_drain_killed.py makes
+    it for real): its temp folder, a segment no table of contents names, a half-written table
+    of contents. The committed segments stay and the index still answers."""
+    from search.backend import get_backend
+
+    live = demo_index / (demo_index / "CURRENT").read_text().strip()
+    before = sorted(p.name for p in live.iterdir())
+    documents = get_backend().ids()
+    assert len(documents) > 10
+    (live / "MAIN.tmp").mkdir()
+    (live / "MAIN.tmp" / "abc.run").write_bytes(b"x" * 100)
+    (live / "MAIN_zz9orphan.seg").write_bytes(b"x")
+    (live / "_MAIN_99.toc.1733130000.5").write_bytes(b"x")
+    result = check()
+    assert result.clean
+    assert sorted(result.cleaned) == sorted(
+        f"{live.name}/{n}" for n in ("MAIN.tmp", "MAIN_zz9orphan.seg", "_MAIN_99.toc.1733130000.5")
+    )
+    assert "removed 3 file(s) interrupted index writers left" in result.lines()
+    assert sorted(p.name for p in live.iterdir()) == before
+    assert get_backend().ids() == documents
+
+
+def test_the_next_drain_sweeps_a_killed_writer_s_scratch_even_with_nothing_to_write(
+    demo_index: Path,
+) -> None:
+    """Whoosh would sweep it at its next commit, but a drain with nothing to apply commits
+    nothing: the drain sweeps it itself when it takes the writer lock."""
+    live = demo_index / (demo_index / "CURRENT").read_text().strip()
+    before = sorted(p.name for p in live.iterdir())
+    (live / "MAIN.tmp").mkdir()
+    (live / "MAIN_zz9orphan.seg").write_bytes(b"x")
+    report = drain()
+    assert report is not None and report.entries == 0
+    assert sorted(p.name for p in live.iterdir()) == before

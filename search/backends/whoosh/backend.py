@@ -92,8 +92,9 @@ class WhooshBackend(Searchers, SearchBackend):
         return count
 
     def clean_up(self) -> list[str]:
-        """Remove the folders of rebuilds that were killed before their swap."""
-        return self.folder.remove_unfinished()
+        """Remove the folders of rebuilds that were killed before their swap, and the scratch
+        of writers killed mid-write (folders.LiveFolder.remove_scratch)."""
+        return self.folder.remove_unfinished() + self.folder.remove_scratch()
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -102,6 +103,8 @@ class WhooshBackend(Searchers, SearchBackend):
         if not self.exists():
             return set()
         s = self.searcher()
+        if not s.doc_count_all():  # an empty index has no columns (Whoosh raises)
+            return set()
         column = s.reader().column_reader("id")
         if groups is not None:
             terms = [Term("group", g) for g in groups]

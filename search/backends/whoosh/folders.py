@@ -5,6 +5,14 @@
 finish their searches. A folder being built holds a `BUILDING` mark until it is complete: one
 still marked when the next writer takes the writer lock belongs to a rebuild that was killed,
 and is removed (`remove_unfinished`).
+
+A writer killed while adding to a finished folder (an outbox drain: `kill -9`, the OOM killer)
+leaves Whoosh's scratch inside it: the `MAIN.tmp` folder of its posting pool and job files,
+the files of a segment it never committed (no table of contents names them), a half-written
+table of contents (`_MAIN_<n>.toc.<time>`). Readers never see them; Whoosh's next commit in
+that folder happens to sweep them, but a drain with nothing to write never commits, and a
+folder swapped out by a rebuild never sees another commit: `remove_scratch` sweeps them under
+the writer lock when the next writer starts (and `check_index` when no writer is at work).
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ from pathlib import Path
 
 from whoosh import index
 from whoosh.fields import Schema
+from whoosh.filedb.filestore import FileStorage
+from whoosh.index import TOC
 
 from search.backend import SearchUnavailable
 
@@ -123,6 +133,24 @@ class LiveFolder:
             tmp.unlink(missing_ok=True)
         return names
 
+    def remove_scratch(self) -> list[str]:
+        """Remove what killed writers left inside finished folders ("ix-…/file" names): temp
+        folders and files, segments no table of contents names, unfinished tables of contents.
+        Only safe while holding the writer lock (no Whoosh writer is at work then); the
+        `MAIN_WRITELOCK` file stays (Whoosh keeps it between writes; the kernel released its
+        lock with the process)."""
+        removed = []
+        for folder in sorted(p for p in self.root.glob("ix-*") if p.is_dir()):
+            if (folder / _BUILDING_FILE).exists():
+                continue  # an unfinished rebuild: remove_unfinished's
+            for path in sorted(_scratch(folder)):
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+                removed.append(f"{folder.name}/{path.name}")
+        return removed
+
     def discard(self, name: str) -> None:
         shutil.rmtree(self.root / name, ignore_errors=True)
 
@@ -145,3 +173,20 @@ class LiveFolder:
         """The live folder and its size in bytes."""
         folder = self.root / (self.live_name() or "")
         return str(folder), sum(p.stat().st_size for p in folder.glob("*") if p.is_file())
+
+
+def _scratch(folder: Path, indexname: str = "MAIN") -> list[Path]:
+    """Whoosh's leftovers in one index folder (see the module's docstring)."""
+    found = [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+    toc, segment = TOC._pattern(indexname), TOC._segment_pattern(indexname)
+    found += [p for p in folder.glob(f"_{indexname}_*.toc.*") if not toc.match(p.name)]
+    storage = FileStorage(str(folder))
+    try:
+        live = {s.segment_id() for s in TOC.read(storage, indexname).segments}
+    except Exception:  # no readable table of contents: not an index to sweep
+        return found
+    for p in folder.iterdir():
+        m = segment.match(p.name)
+        if m and not p.name.endswith(".tmp") and m.group(1) not in live:
+            found.append(p)
+    return found
