@@ -109,3 +109,9 @@ def test_the_schema_states_languages_releases_and_error_answers(client) -> None:
         if "{" in path or "release" in {p["name"] for p in op.get("parameters", [])}:
             assert "404" in answers or path == "/api/v1/search", path
     assert client.get("/api/v1/rules/100.1", {"lang": "de"}).status_code == 400
+    # The search's language filter too (none: every language).
+    search = {p["name"]: p["schema"] for p in operations["/api/v1/search"]["parameters"]}
+    named = [s["$ref"].rsplit("/", 1)[1] for s in search["lang"]["anyOf"] if "$ref" in s]
+    assert [shapes[n]["enum"] for n in named] == [list(languages.CODES)]
+    refused = client.get("/api/v1/search", {"q": "trample", "lang": "de"})
+    assert refused.status_code == 400 and "de" in refused.json()["detail"]

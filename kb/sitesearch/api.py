@@ -13,6 +13,7 @@ from django.utils import translation
 from ninja import Query, Router, Schema
 
 from config import languages
+from kb.api import LanguageCode
 from search import registry
 
 from . import presenting, service
@@ -80,7 +81,7 @@ class SearchParams(Schema):
     q: str = ""
     kind: str = ""  # comma-separated: rule,glossary,card,ruling
     release: str = "current"
-    lang: str = ""  # a language code (en, fr): only texts in that language
+    lang: LanguageCode | None = None  # only texts in that language (none: every language)
     page: int = 1
     per_page: int = 20
 
@@ -93,12 +94,13 @@ class SearchParams(Schema):
 )
 def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
     wanted = [k for k in params.kind.split(",") if k in registry.kinds()]
-    with translation.override(languages.supported(params.lang) or languages.SOURCE):
+    lang = params.lang.value if params.lang else None
+    with translation.override(lang or languages.SOURCE):
         found = service.search(
             params.q,
             kinds=wanted,
             release=params.release or None,
-            lang=params.lang or None,
+            lang=lang,
             page=max(1, min(params.page, service.MAX_PAGE)),
             per_page=max(1, min(params.per_page, 50)),
         )
