@@ -353,3 +353,27 @@ def test_an_index_of_another_layout_is_no_index_until_rebuilt(tmp_path) -> None:
     assert upgraded.ids() == set()
     assert upgraded.rebuild(DOCS) == len(DOCS)
     assert upgraded.exists() and _ask(upgraded, "trample").total
+
+
+def test_the_spelling_dictionary_sums_its_segments_and_reads_each_once(
+    searcher, monkeypatch
+) -> None:
+    """Per-segment title words summed are the whole reader's (deletions included, as Whoosh
+    counts them); a segment already read is not read again (a new searcher after an edit
+    reads only the new segments)."""
+    from search.backends.whoosh import suggesting
+
+    counts: dict[str, int] = {}
+    for term, info in searcher.reader().iter_field("title_en"):
+        text = term.decode() if isinstance(term, bytes) else term
+        if text.isalpha() and len(text) > 2:
+            counts[text] = info.doc_frequency()
+    expected = (sorted(counts), [counts[w] for w in sorted(counts)])
+    suggesting._SEGMENTS.clear()
+    assert suggesting.read_dictionary(searcher) == expected
+    assert len(suggesting._SEGMENTS) == 2
+    read = []
+    for reader, _ in searcher.reader().leaf_readers():
+        monkeypatch.setattr(reader, "iter_field", lambda *a, **k: read.append(a) or iter(()))
+    assert suggesting.read_dictionary(searcher) == expected
+    assert read == []
