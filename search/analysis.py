@@ -149,7 +149,7 @@ class WordCache(Analyzer):
 
     def __init__(self, inner) -> None:
         self.inner = inner
-        self._words: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self._words: dict[tuple[str, bool, str], tuple[str, ...]] = {}
 
     @property
     def items(self):  # Whoosh reads a composite's parts (has_morph, clean)
@@ -208,12 +208,13 @@ class WordCache(Analyzer):
         pos = None
         for number, match in enumerate(tokenizer.expression.finditer(value)):
             word = match.group(0)
-            forms = words.get((word, no_morph))
+            key = (word, no_morph, mode)  # no filter here reads the mode; a new one might
+            forms = words.get(key)
             if forms is None:
                 if len(words) >= self.MAX_WORDS:
                     words.clear()
                 forms = tuple(f.text for f in self.inner(word, mode=mode, no_morph=no_morph))
-                words[(word, no_morph)] = forms
+                words[key] = forms
             for form in forms:
                 t.text, t.boost, t.stopped = form, 1.0, False
                 if positions:
