@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.dummy import DummyCache
 from django.core.exceptions import DisallowedHost
 from django.db import connection, connections, router
 from django.http import HttpRequest, HttpResponse
@@ -94,6 +95,8 @@ class PageCache:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _switched_off():  # KB_PAGE_CACHE=off: no stamps read for a cache that keeps nothing
+            return self.get_response(request)
         key = cache_key(request) if may_read(request) else None
         if key is None:
             return self.get_response(request)
@@ -109,6 +112,10 @@ class PageCache:
             pages().set(key, _freeze(response), timeout=None)
             response[HEADER] = "miss"
         return response
+
+
+def _switched_off() -> bool:
+    return isinstance(pages(), DummyCache)
 
 
 def may_read(request: HttpRequest) -> bool:

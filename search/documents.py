@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -123,3 +124,15 @@ class Results:
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.per_page))
+
+
+#: The length of a snippet shown without marks (a text no word of the query is in).
+SNIPPET_CHARS = 300
+
+
+def plain_snippet(text: str) -> str:
+    """A text's opening as safe HTML, cut at a word: what every backend shows of a hit whose
+    texts hold no word of the query to mark."""
+    if len(text) > SNIPPET_CHARS:
+        text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    return html.escape(text)

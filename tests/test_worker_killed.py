@@ -52,7 +52,9 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_breaks(
 ) -> None:
     with django_db_blocker.unblock():
         if connection.vendor != "sqlite":
-            pytest.skip("serves the SQLite test database")
+            pytest.skip(
+                "gunicorn serves the SQLite test database file; run it without DATABASE_URL"
+            )
         db = connection.settings_dict["NAME"]
     env = {
         **os.environ,

@@ -191,3 +191,23 @@ def test_a_cached_search_still_counts_against_the_throttle(demo_index) -> None:
     assert Client(REMOTE_ADDR="10.0.0.9").get(api)[page_cache.HEADER] == "miss"
     assert Client(REMOTE_ADDR="10.0.0.9").get(api)[page_cache.HEADER] == "hit"
     assert Client(REMOTE_ADDR="10.0.0.9").get(api).status_code == 429
+
+
+def test_switched_off_it_reads_no_stamps(demo, settings, monkeypatch) -> None:
+    """KB_PAGE_CACHE=off: pages are built as without the middleware, no stamp read for a
+    cache that keeps nothing."""
+    settings.CACHES = {**settings.CACHES, "pages": page_cache_off()}
+
+    def no_stamps() -> tuple:
+        raise AssertionError("stamps read with the page cache off")
+
+    monkeypatch.setattr(page_cache, "data_stamps", no_stamps)
+    for _ in range(2):
+        answer = Client().get(PINNED)
+        assert answer.status_code == 200 and page_cache.HEADER not in answer
+
+
+def page_cache_off() -> dict:
+    from config.settings.base import page_cache as spec
+
+    return spec("off", Path("unused"))

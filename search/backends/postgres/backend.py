@@ -40,7 +40,7 @@ from search.backend import (
     SearchUnavailable,
     Suggestion,
 )
-from search.documents import Hit, Results, SearchDocument
+from search.documents import Hit, Results, SearchDocument, plain_snippet
 from search.models import IndexedDocument
 from search.registry import kinds as registered_kinds
 
@@ -577,7 +577,7 @@ def _hit(row: tuple, request: SearchRequest) -> Hit:
             i = codes.index(code)
             snippet = _snippet(marked[2 * i]) or _snippet(marked[2 * i + 1])
         if not snippet and body:
-            snippet = html.escape(body if len(body) <= 300 else body[:300].rsplit(" ", 1)[0] + " …")
+            snippet = plain_snippet(body)
         snippets[code] = snippet
     first = conf.codes()[0]
     return Hit(

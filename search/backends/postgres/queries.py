@@ -95,6 +95,15 @@ class Clause:
         return "(" + " OR ".join(parts) + ")" if parts else "false"
 
 
+def _phrase(text: str, code: str, p: Params, cache: dict) -> str:
+    """`text` as a tsquery of `code`'s configuration: one parameter per text and language,
+    shared by the clauses matching it and the headline marking it."""
+    key = (text, code)
+    if key not in cache:
+        cache[key] = f"phraseto_tsquery('{config(code)}', {p(text)})"
+    return cache[key]
+
+
 def clause(items, code: str, p: Params, cache: dict) -> Clause:
     vector, words, numbers = [], [], []
     for item in items:
@@ -103,10 +112,7 @@ def clause(items, code: str, p: Params, cache: dict) -> Clause:
             if query:
                 words.append(f"to_tsquery('kb_simple', {p(query)})")
         else:
-            key = (item.text, code)
-            if key not in cache:  # one parameter per text and language
-                cache[key] = f"phraseto_tsquery('{config(code)}', {p(item.text)})"
-            vector.append(cache[key])
+            vector.append(_phrase(item.text, code, p, cache))
         number = number_of(item)
         if number:
             numbers.append(p(number))
@@ -325,8 +331,5 @@ def _headline_query(request: SearchRequest, code: str, p: Params, cache: dict) -
                 if query:
                     parts.append(f"to_tsquery('{config(code)}', {p(query)})")
             else:
-                key = (item.text, code)
-                if key not in cache:
-                    cache[key] = f"phraseto_tsquery('{config(code)}', {p(item.text)})"
-                parts.append(cache[key])
+                parts.append(_phrase(item.text, code, p, cache))
     return "(" + " || ".join(parts) + ")" if parts else None

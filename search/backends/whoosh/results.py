@@ -14,7 +14,7 @@ from whoosh.query import Prefix, Query
 
 from search import analysis, conf
 from search.backend import SearchRequest
-from search.documents import Hit
+from search.documents import Hit, plain_snippet
 
 from .schema import OPEN_END, body_field, day, extra_field, field_language, title_field
 
@@ -112,7 +112,7 @@ def _snippet(
                 marked = highlighted(hit.get(name), hit.searcher.schema[name].analyzer, wanted)
                 if marked:
                     return marked
-    return html.escape(text if len(text) <= 300 else text[:300].rsplit(" ", 1)[0] + " …")
+    return plain_snippet(text)
 
 
 _FRAGMENTER = highlight.ContextFragmenter(maxchars=300, surround=80)
