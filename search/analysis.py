@@ -141,15 +141,16 @@ class WordCache(Analyzer):
     word's forms never depend on its neighbours), so a text is split by the chain's own
     tokenizer and each word's forms come from a table. Positions follow the chain's rules:
     numbered by word, or renumbered over the words kept when it drops stop words (Whoosh's
-    StopFilter with `renumber`). What the table cannot give (stop words kept, originals, an
-    untokenized value) goes through the chain itself. Tests compare the two on every text."""
+    StopFilter with `renumber`). What the table cannot give (positions with stop words kept,
+    originals, an untokenized value) goes through the chain itself. Tests compare the two
+    on every text."""
 
     #: Words remembered per analyzer before the table starts again.
     MAX_WORDS = 300_000
 
     def __init__(self, inner) -> None:
         self.inner = inner
-        self._words: dict[tuple[str, bool, str], tuple[str, ...]] = {}
+        self._words: dict[tuple[str, bool, str, bool], tuple[tuple[str, bool], ...]] = {}
 
     @property
     def items(self):  # Whoosh reads a composite's parts (has_morph, clean)
@@ -192,31 +193,38 @@ class WordCache(Analyzer):
         no_morph=False,
         **kwargs,
     ):
-        if keeporiginal or not removestops or not tokenize:
+        if keeporiginal or not tokenize or (positions and not removestops):
             return self.inner(
                 value, positions=positions, chars=chars, keeporiginal=keeporiginal,
                 removestops=removestops, start_pos=start_pos, start_char=start_char,
                 tokenize=tokenize, mode=mode, no_morph=no_morph, **kwargs,
             )  # fmt: skip
-        return self._tokens(value, positions, chars, start_pos, start_char, mode, no_morph, kwargs)
+        return self._tokens(
+            value, positions, chars, start_pos, start_char, mode, no_morph, removestops, kwargs
+        )
 
-    def _tokens(self, value, positions, chars, start_pos, start_char, mode, no_morph, kwargs):
+    def _tokens(
+        self, value, positions, chars, start_pos, start_char, mode, no_morph, removestops, kwargs
+    ):
         tokenizer = self.inner.items[0]
         renumber = any(getattr(f, "renumber", False) for f in self.inner.items[1:])
         words = self._words
-        t = Token(positions, chars, removestops=True, mode=mode, **kwargs)
+        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         pos = None
         for number, match in enumerate(tokenizer.expression.finditer(value)):
             word = match.group(0)
-            key = (word, no_morph, mode)  # no filter here reads the mode; a new one might
+            key = (word, no_morph, mode, removestops)  # no filter reads the mode; one might
             forms = words.get(key)
             if forms is None:
                 if len(words) >= self.MAX_WORDS:
                     words.clear()
-                forms = tuple(f.text for f in self.inner(word, mode=mode, no_morph=no_morph))
+                forms = tuple(
+                    (f.text, f.stopped)
+                    for f in self.inner(word, mode=mode, no_morph=no_morph, removestops=removestops)
+                )
                 words[key] = forms
-            for form in forms:
-                t.text, t.boost, t.stopped = form, 1.0, False
+            for form, stopped in forms:
+                t.text, t.boost, t.stopped = form, 1.0, stopped
                 if positions:
                     if renumber:
                         pos = start_pos + number if pos is None else pos + 1

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import re
 
 from whoosh import highlight
-from whoosh.analysis import Token
 from whoosh.fields import Schema
 from whoosh.query import Prefix, Query
 
@@ -118,50 +116,28 @@ def _snippet(
 _FRAGMENTER = highlight.ContextFragmenter(maxchars=300, surround=80)
 _SCORER = highlight.BasicFragmentScorer()
 _FORMATTER = Mark()
-_WORDS = re.compile(analysis.TOKENS)
 
 
 def highlighted(text: str, analyzer, wanted: set[str] | tuple, top: int = 2) -> str:
     """The `top` passages of `text` with the most of the query's words, those words marked:
-    Whoosh's fragmenter, scorer and formatter, fed tokens found faster than by analysing the
-    whole text again for each hit. Every filter of the analyzers works on one word at a time,
-    so each distinct word is analysed once per process (`_forms`) and the text only split."""
+    Whoosh's fragmenter, scorer and formatter over the field's tokens, stop words kept as
+    Whoosh's highlighter keeps them (the analyzer, a WordCache, analyses each word once)."""
     words = frozenset(w for w in wanted if not w.endswith("*"))
     prefixes = tuple(w[:-1] for w in wanted if w.endswith("*"))
-    tokens = []
-    for found in _WORDS.finditer(text[: _FRAGMENTER.charlimit]):
-        start, end = found.span()
-        for form in _forms(analyzer, found.group()) or ("",):  # one token per form, as Whoosh
-            token = Token(text=form, startchar=start, endchar=end, boost=1.0)
-            token.matched = bool(form) and (
-                form in words or (bool(prefixes) and form.startswith(prefixes))
+
+    def marked(tokens):
+        for t in tokens:
+            t.matched = bool(t.text) and (
+                t.text in words or (bool(prefixes) and t.text.startswith(prefixes))
             )
-            tokens.append(token)
+            yield t
+
+    tokens = analyzer(text[: _FRAGMENTER.charlimit], chars=True, mode="index", removestops=False)
     # Whoosh's top_fragments breaks ties between passages by their objects' ids (memory
     # addresses): the earlier passage wins here, so a snippet is the same every time.
-    scored = [(_SCORER(f), f) for f in _FRAGMENTER.fragment_tokens(text, tokens)]
+    scored = [(_SCORER(f), f) for f in _FRAGMENTER.fragment_tokens(text, marked(tokens))]
     best = sorted(scored, key=lambda sf: (-sf[0], sf[1].startchar))[:top]
     return _FORMATTER.format(sorted((f for score, f in best if score >= 1), key=highlight.FIRST))
-
-
-#: Words analysed, by analyzer (Whoosh's analyzers are not hashable): bounded, then emptied.
-_ANALYSED: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
-_ANALYSED_MAX = 200_000
-
-
-def _forms(analyzer, word: str) -> tuple[str, ...]:
-    """What `analyzer` indexes a word as: two forms for "l'ennemi"; stop words kept, as
-    Whoosh's highlighter keeps them."""
-    owner, known = _ANALYSED.get(id(analyzer), (None, None))
-    if owner is not analyzer or known is None:
-        known = {}
-        _ANALYSED[id(analyzer)] = (analyzer, known)
-    forms = known.get(word)
-    if forms is None:
-        if len(known) >= _ANALYSED_MAX:
-            known.clear()
-        forms = known[word] = tuple(t.text for t in analyzer(word, mode="index", removestops=False))
-    return forms
 
 
 def _may_match(text: str, wanted: set[str] | tuple) -> bool:
