@@ -54,20 +54,26 @@ serve: install
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(BIN)/gunicorn config.wsgi:application \
 	  --workers $(WORKERS) --bind $(HOST):$(PORT) --access-logfile -
 
-# Everything, exactly as CI runs it (.ci/run calls this): lint, then the suite on SQLite and,
-# at the same time (each run is mostly one process: two cores do both in little more than the
-# time of one), the database tests on a throwaway PostgreSQL cluster where the server is
-# installed. The PostgreSQL run has its own var folder; its report follows the SQLite one's.
+# Everything, exactly as CI runs it (.ci/run calls this): lint, then two lanes at once (each is
+# mostly one process, so two cores run both in little more than the time of one):
+# - the suite on SQLite, but for the `standalone` tests;
+# - the database tests on a throwaway PostgreSQL cluster where the server is installed (its own
+#   var folder), then the `standalone` tests (whole imports, servers and killed processes in
+#   data folders of their own), which need no session database.
+# The second lane's report follows the first one's.
 test: install
 	$(BIN)/ruff check .
-	@mkdir -p var/postgres
-	@.ci/with-postgres env KB_VAR_DIR=$(CURDIR)/var/postgres $(BIN)/pytest -p no:cacheprovider \
-	  $(POSTGRES_TESTS) > var/postgres/test.log 2>&1 & PG=$$!; \
-	$(BIN)/pytest; SQLITE=$$?; \
-	wait $$PG; POSTGRES=$$?; \
-	echo; echo "== The database tests on PostgreSQL (exit status $$POSTGRES) =="; \
+	@mkdir -p var/postgres var/standalone
+	@( .ci/with-postgres env KB_VAR_DIR=$(CURDIR)/var/postgres $(BIN)/pytest -p no:cacheprovider \
+	    $(POSTGRES_TESTS); P=$$?; \
+	  echo; echo "== The standalone tests =="; \
+	  env KB_VAR_DIR=$(CURDIR)/var/standalone $(BIN)/pytest -p no:cacheprovider -m standalone; \
+	  S=$$?; [ $$P -eq 0 ] && [ $$S -eq 0 ] ) > var/postgres/test.log 2>&1 & LANE=$$!; \
+	$(BIN)/pytest -m "not standalone"; SQLITE=$$?; \
+	wait $$LANE; OTHER=$$?; \
+	echo; echo "== The database tests on PostgreSQL, then the standalone tests (exit status $$OTHER) =="; \
 	cat var/postgres/test.log; \
-	[ $$SQLITE -eq 0 ] && [ $$POSTGRES -eq 0 ]
+	[ $$SQLITE -eq 0 ] && [ $$OTHER -eq 0 ]
 
 test-postgres: install
 	.ci/with-postgres $(BIN)/pytest -p no:cacheprovider $(POSTGRES_TESTS)

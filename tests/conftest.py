@@ -101,13 +101,23 @@ def search_index(cards, django_db_blocker):
     return get_backend()
 
 
+#: The session fixtures that fill the test database with the whole archive.
+ARCHIVE_FIXTURES = frozenset({"archive", "cards", "search_index"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that read the session's search index run on SQLite only (`make test`'s
     PostgreSQL run leaves out `sqlite_only`): the index is the same files on every database,
-    and building it a second time would be a third of the suite's time."""
+    and building it a second time would be a third of the suite's time.
+
+    Tests that need none of the archive fixtures run first, in their usual order: many of them
+    empty the archive tables inside their transaction (tests/kb/helpers.clear_archive) to load
+    a few releases, which costs seconds per test once the session has imported the archive
+    (the DELETEs and their rollback) and nothing while the tables are still empty."""
     for item in items:
         if "search_index" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.sqlite_only)
+    items.sort(key=lambda item: not ARCHIVE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
 
 
 @pytest.fixture(autouse=True)
@@ -122,10 +132,17 @@ def _default_language_after_each_test():
 
 @pytest.fixture(autouse=True)
 def _empty_page_cache():
-    """Each test starts with an empty page cache (kb/page_cache.py): a test's rolled-back
-    transaction takes its data back, and a later test could reach the same stamps with other
-    data (a counter bumped again), where production never rolls a committed stamp back."""
+    """Each test starts with an empty page cache (kb/page_cache.py) and a fresh vocabulary
+    stamp: a test's rolled-back transaction takes its data back, and a later test could reach
+    the same stamps with other data (a counter bumped again), where production never rolls a
+    committed stamp back."""
     from django.core.cache import caches
 
+    from kb import glosses
+
     caches["pages"].clear()
+    # The vocabulary's stamp is trusted for two seconds per process (kb.glosses._stamp): read
+    # in the last test, it would describe rows that test rolled back, and key this test's first
+    # pages apart from the ones it builds two seconds later (a page cache miss on a slow machine).
+    glosses._checked = None
     yield

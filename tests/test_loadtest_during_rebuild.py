@@ -21,7 +21,7 @@ from django.conf import settings
 
 from tests.conftest import release_files, requires_shared
 
-pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only, requires_shared]
+pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only, pytest.mark.standalone, requires_shared]
 
 SETUP = """
 import django

@@ -327,7 +327,8 @@ def test_the_worklist_is_paged_keeping_its_groups_counts_and_filter(french, clie
     assert "Page 1 of 16" in first and "Rules 1–200 of 3154 to do" in first
     seen, queries = [], []
     for n in range(1, 17):
-        queries.append(page_queries(client, "/en/translation/", {"page": n}))
+        if n in (1, 8, 16):  # each worklist page builds the whole release's list: a few reads
+            queries.append(page_queries(client, "/en/translation/", {"page": n}))
         html = client.get("/en/translation/", {"page": n}).content.decode()
         rows = _worklist_rows(html)
         assert len(rows) == (200 if n < 16 else 154)

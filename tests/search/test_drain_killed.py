@@ -24,7 +24,7 @@ from search.backends.whoosh.folders import _scratch
 from tests.conftest import release_files, requires_shared
 from tests.search.test_rebuild_killed import _alive, _children, _env, _manage, _python, _wait
 
-pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only, requires_shared]
+pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only, pytest.mark.standalone, requires_shared]
 
 # An empty live index first, then two releases imported with the index left behind
 # (KB_SEARCH_AUTO_DRAIN=0): every document of both waits in the outbox.

@@ -118,6 +118,7 @@ def _wait(condition, timeout: float) -> bool:
     return condition()
 
 
+@pytest.mark.standalone
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_a_rebuild_killed_mid_build_leaves_no_orphan_and_the_next_one_cleans_up(
     tmp_path: Path,
