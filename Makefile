@@ -98,4 +98,4 @@ lint: install
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 clean:
-	rm -rf var/test* var/postgres .pytest_cache
+	rm -rf var/test* var/postgres var/standalone .pytest_cache
