@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .literals import prefilterable
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -106,7 +108,12 @@ def _mask_names(text: str, names: Iterable[str]) -> str:
     """Blank out the card's own names: "Flying Crane Technique" is not about flying. Rulings
     call a legendary card by its short name ("Victor" for "Victor, Valgavoth's Seneschal")."""
     names = {n for name in names if name for n in (name, name.split(", ")[0])}
+    lowered = text.lower() if prefilterable(text) else None
     for name in sorted(names, key=len, reverse=True):
+        if lowered is not None and name.lower() not in lowered:
+            continue  # most rulings name few of their card's names: no regex to compile
         pattern = r"(?<!\w)" + re.escape(name) + r"(?!\w)"
-        text = re.sub(pattern, lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+        masked = re.sub(pattern, lambda m: " " * len(m.group()), text, flags=re.IGNORECASE)
+        if masked != text:
+            text, lowered = masked, masked.lower() if lowered is not None else None
     return text

@@ -20,6 +20,7 @@ from .context_rules import (
 )
 from .defined_terms import defined_terms
 from .lineage_numbers import MODERN_CR, Numbers
+from .literals import may_match, prefilterable, required_literals
 from .terms import (
     EVERGREEN,
     EVERYDAY,
@@ -75,6 +76,7 @@ class Linker(Numbers):
         self._by_first = keywords.by_first
         self._term_of = {t.lineage_id: t for t in self.terms}
         self._curated = [t for t in self.terms if not t.keyword]
+        self._prefilters = [required_literals(t.pattern) for t in self._curated]
         self._ability_names = sorted(
             (k for k, t in self._keyword_named.items() if t.ability), key=len, reverse=True
         )
@@ -216,7 +218,10 @@ class Linker(Numbers):
         """Add the curated rules concepts named, outside examples and keyword spans. A pattern
         may name the words that are the evidence (group "term") and read context around them."""
         keywords = list(taken)
-        for term in self._curated:
+        lowered = ruling.masked.lower() if prefilterable(ruling.masked) else None
+        for term, literals in zip(self._curated, self._prefilters, strict=True):
+            if lowered is not None and not may_match(literals, lowered):
+                continue
             for m in term.pattern.finditer(ruling.masked):
                 start, end = m.span("term") if "term" in term.pattern.groupindex else m.span()
                 if any(s < end and start < e for s, e in taken) or inside(start, ruling.examples):
