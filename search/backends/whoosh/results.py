@@ -54,7 +54,8 @@ def to_hit(hit, request: SearchRequest, terms: dict[str, set[str]], schema: Sche
     fields = hit.fields()
     codes = conf.codes()
     snippets = {
-        code: _snippet(hit, (body_field(code), extra_field(code)), request, terms) for code in codes
+        code: _snippet(hit, (body_field(code), extra_field(code)), request, terms, schema)
+        for code in codes
     }
     marked = {code for code, s in snippets.items() if "<mark>" in s}
     matched = _matched(fields, terms, marked, not request.snippets, schema)
@@ -98,8 +99,16 @@ def _matched(
 
 
 def _snippet(
-    hit, names: tuple[str, ...], request: SearchRequest, terms: dict[str, set[str]]
+    hit,
+    names: tuple[str, ...],
+    request: SearchRequest,
+    terms: dict[str, set[str]],
+    schema: Schema,
 ) -> str:
+    """The marked passages of the first field holding a query word, else the text's start.
+    Analysed with this process's schema, not the one pickled in the index: that one is only as
+    new as the last full rebuild (an index built before search.analysis.WordCache existed
+    analysed every word of every snippet again, a third of a results page's time)."""
     text = hit.get(names[0], "")
     if not text:
         return ""
@@ -107,7 +116,7 @@ def _snippet(
         for name in names:
             wanted = terms.get(name, ())
             if hit.get(name) and _may_match(hit.get(name), wanted):
-                marked = highlighted(hit.get(name), hit.searcher.schema[name].analyzer, wanted)
+                marked = highlighted(hit.get(name), schema[name].analyzer, wanted)
                 if marked:
                     return marked
     return plain_snippet(text)
