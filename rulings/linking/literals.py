@@ -5,8 +5,8 @@ them find nothing in most rulings: that was over half of the linker's time (each
 search still walks the whole text). Almost every pattern can only match where one of a few
 plain strings occurs ("layer", "timestamp", "dependenc" for the layers pattern), and a
 substring test on the lower-cased text is many times cheaper than the search. The strings are
-read from the pattern itself (its parse tree), so a curated row added in the admin or the CSV
-gets its prefilter with no hand-written list to keep in step.
+read from the pattern itself (its parse tree), so a row added to the curated CSV gets its
+prefilter with no hand-written list to keep in step.
 """
 
 from __future__ import annotations
