@@ -31,12 +31,13 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
 # The site with the real data imported (the demo set in fixtures/ where ../shared/data is absent).
-# The search index is built by load_site_data; index_worker applies later changes (admin edits)
-# that a busy index writer left in the outbox, and stops with the server.
+# A first search index is built by index_worker while the server already answers (the search
+# page says so until it is ready); the worker then applies later changes (admin edits) that a
+# busy index writer left in the outbox, and stops with the server.
 run: install
 	$(PYTHON) manage.py migrate --noinput
-	$(PYTHON) manage.py load_site_data
-	$(PYTHON) manage.py index_worker & WORKER=$$!; \
+	$(PYTHON) manage.py load_site_data --index-in-background
+	$(PYTHON) manage.py index_worker --build-missing & WORKER=$$!; \
 	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
 

@@ -103,3 +103,27 @@ def test_the_demo_card_only_where_the_shared_cards_are_absent(tmp_path: Path) ->
     assert "no French term from the cards:" not in out
     again = run("load_site_data", "--data-dir", str(data))
     assert "Removing" not in again and "demo card" not in again and Card.objects.count() == 3
+
+
+def test_a_first_load_can_leave_the_index_to_the_worker_while_the_site_answers(
+    tmp_path: Path, client
+) -> None:
+    """make run: load_site_data --index-in-background, then index_worker --build-missing."""
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    from search.backend import get_backend
+
+    with override_settings(KB_SEARCH_AUTO_DRAIN=True, KB_INDEX_DIR=tmp_path / "index"):
+        out = run(
+            "load_site_data", "--data-dir", str(tmp_path / "nothing"), "--index-in-background"
+        )
+        assert "built in the background" in out
+        assert not get_backend().exists()
+        page = client.get("/en/search/", {"q": "activated ability"})
+        assert page.status_code == 200 and b"not built yet" in page.content
+        assert client.get("/en/rules/602/").status_code == 200
+        call_command("index_worker", "--once", "--build-missing", verbosity=0)
+        page = client.get("/en/search/", {"q": "activated ability"})
+        assert page.status_code == 200 and b"not built yet" not in page.content
+        assert b"602.1" in page.content

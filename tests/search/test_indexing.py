@@ -6,6 +6,7 @@ with an index in a temporary folder; in the PostgreSQL pass also with the Postgr
 from __future__ import annotations
 
 import datetime as dt
+import io
 import threading
 from pathlib import Path
 
@@ -192,3 +193,18 @@ def test_an_admin_deletion_leaves_the_index(index_dir: Path) -> None:
     report = drain()
     assert report is not None and report.deleted == 1
     assert get_backend().ids("glossary") == set() and check().clean
+
+
+def test_the_worker_first_builds_a_missing_index_then_drains(index_dir: Path) -> None:
+    """make run leaves a first build to the worker, so the site answers while it runs."""
+    glossary_entry()
+    backend = get_backend()
+    assert not backend.exists()
+    out = io.StringIO()
+    call_command("index_worker", "--once", "--build-missing", stdout=out)
+    assert "Search index built: 1 documents" in out.getvalue()
+    assert backend.exists() and len(backend.ids("glossary")) == 1
+    assert check().clean
+    out = io.StringIO()
+    call_command("index_worker", "--once", "--build-missing", stdout=out)
+    assert "Building" not in out.getvalue()  # an index there is drained, not rebuilt

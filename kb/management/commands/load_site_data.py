@@ -32,19 +32,34 @@ class Command(BaseCommand):
             default=str(settings.KB_DATA_DIR),
             help="Folder holding cr/en (default: KB_DATA_DIR, ../shared/data).",
         )
+        parser.add_argument(
+            "--index-in-background",
+            action="store_true",
+            help="Where there is no search index yet, leave its build to `index_worker "
+            "--build-missing` (make run): the site answers while it builds.",
+        )
 
     def handle(self, *args, **opts) -> None:
         with deferred(drain_after=False):
             self._load(opts)
-        self._index(opts["verbosity"])
+        self._index(opts["verbosity"], opts["index_in_background"])
 
-    def _index(self, verbosity: int) -> None:
+    def _index(self, verbosity: int, in_background: bool = False) -> None:
         """Build the search index if there is none, else apply what the load changed (unless
-        the index is not to follow writes here: KB_SEARCH_AUTO_DRAIN=0, as in tests)."""
+        the index is not to follow writes here: KB_SEARCH_AUTO_DRAIN=0, as in tests).
+
+        A first build takes over a minute; with `in_background` the pages answer meanwhile
+        (make run), the search page saying the index is being built."""
         if not settings.KB_SEARCH_AUTO_DRAIN:
             self.stdout.write("Search index left as it is (KB_SEARCH_AUTO_DRAIN=0).")
             return
         started = time.perf_counter()
+        if not get_backend().exists() and in_background:
+            self.stdout.write(
+                "The search index is built in the background (index_worker --build-missing); "
+                "the pages answer meanwhile."
+            )
+            return
         if not get_backend().exists():
             self.stdout.write("Building the search index …")
             count = rebuild()

@@ -2,6 +2,8 @@
 
 Why: a commit drains the outbox itself when no other writer holds the lock; when one does,
 the entries wait for the next writer. The worker is that next writer, every --interval seconds.
+With --build-missing it first builds the index where there is none (a first `make run`: the
+site answers while the index builds, instead of after).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from search.indexing import drain
+from search.backend import get_backend
+from search.indexing import drain, rebuild
 
 
 class Command(BaseCommand):
@@ -24,8 +27,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--once", action="store_true", help="Drain once and exit (for scripts and tests)."
         )
+        parser.add_argument(
+            "--build-missing",
+            action="store_true",
+            help="Build the whole index first if there is none yet.",
+        )
 
     def handle(self, *args, **opts) -> None:
+        if opts["build_missing"] and not get_backend().exists():
+            self.stdout.write("Building the search index in the background …")
+            started = time.perf_counter()
+            count = rebuild()
+            self.stdout.write(
+                f"Search index built: {count} documents in {time.perf_counter() - started:.0f} s."
+            )
         while True:
             report = drain(wait=opts["interval"])
             if report and report.entries and opts["verbosity"]:
