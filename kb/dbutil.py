@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection, models
+from django.db.models.expressions import DatabaseDefault, Value
+from django.utils import timezone
 
 _CHUNK = 900  # stay under SQLite's bound-parameter limit
 
@@ -64,6 +66,105 @@ def insert_returning(
             cursor.execute(_insert_sql(model, fields, len(batch)) + f" RETURNING {pk}", params)
             ids.extend(r[0] for r in cursor.fetchall())
     return ids
+
+
+_MISSING = object()
+
+
+class _Values:
+    """Attribute access to a row's values, for modeltranslation's descriptor to read."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)
+
+
+class _Column:
+    """How one concrete field's value is found for a row given as a dict (see insert_dicts)."""
+
+    def __init__(self, model: type[models.Model], field: models.Field, now: dt.datetime) -> None:
+        self.field = field
+        self.key = field.attname
+        self.fixed: Any = _MISSING  # a value every row gets, whatever it says (write times)
+        self.translated: Any = None  # modeltranslation's descriptor of a base field
+        self.languages: list[models.Field] = []
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            self.fixed = now if isinstance(field, models.DateTimeField) else dt.date.today()
+        descriptor = model.__dict__.get(field.name)
+        if descriptor is not None and descriptor.__class__.__name__ == "TranslationFieldDescriptor":
+            self.translated = descriptor
+            self.languages = [
+                f
+                for f in model._meta.concrete_fields
+                if getattr(f, "translated_field", None) is field
+            ]
+
+    def value(self, row: dict[str, Any]) -> Any:
+        if self.fixed is not _MISSING:
+            return self.fixed
+        if self.translated is not None:
+            values = {f.attname: row.get(f.attname, f.get_default()) for f in self.languages}
+            return self.translated.__get__(_Values(values), None)
+        value = row.get(self.key, _MISSING)
+        if value is _MISSING:
+            value = self.field.get_default()
+            if isinstance(value, DatabaseDefault):  # what the column's DEFAULT stores
+                value = self.field.db_default
+                if isinstance(value, Value):
+                    value = value.value
+                elif hasattr(value, "resolve_expression"):
+                    raise NotImplementedError(f"{self.field}: db_default is not a constant")
+        return value
+
+
+def insert_dicts(
+    model: type[models.Model], rows: list[dict[str, Any]], *, returning: bool = False
+) -> list[int]:
+    """INSERT rows given as {attname: value} into every concrete column of `model`, storing
+    what `bulk_create` of the same instances stores, without building them (model __init__,
+    patched by modeltranslation, and the SQL compiler's per-value work dominate a restore).
+
+    What bulk_create does implicitly is done here too, so that a caller cannot forget a
+    column: a column the row does not give gets the field's default (or its constant
+    db_default, which bulk_create stores through DEFAULT or the literal); auto_now/auto_now_add
+    get the time of the call (one for all rows, whatever the row says); the base column of a
+    modeltranslation field is read through its descriptor from the row's `*_en`/`*_fr`
+    values in the active language (any value given for it is ignored, as on save); every
+    value goes through the field's own get_db_prep_save (JSON, UUIDs, dates, booleans).
+    Foreign keys are given by attname (`card_id`). Returns the new ids in row order when
+    `returning` (an empty list otherwise); a key that is no column is refused (TypeError)."""
+    if not rows:
+        return []
+    now = timezone.now()
+    pk = model._meta.pk
+    columns = [_Column(model, f, now) for f in model._meta.concrete_fields if f is not pk]
+    fields = [c.field for c in columns]
+    known = {f.attname for f in fields}
+    for row in rows:
+        if not row.keys() <= known:  # a misspelt key would silently store a default
+            raise TypeError(f"{model.__name__} has no column {sorted(row.keys() - known)}")
+    prepared = [
+        tuple(c.field.get_db_prep_save(c.value(row), connection) for c in columns) for row in rows
+    ]
+    names = [f.name for f in fields]
+    if not returning:
+        _execute_many(_insert_sql(model, names, 1), prepared)
+        return []
+    ids: list[int] = []
+    per_batch = max(1, 900 // len(fields))
+    pk_column = connection.ops.quote_name(pk.column)
+    with connection.cursor() as cursor:
+        for batch in chunks(prepared, per_batch):
+            params = [v for row in batch for v in row]
+            cursor.execute(
+                _insert_sql(model, names, len(batch)) + f" RETURNING {pk_column}", params
+            )
+            ids.extend(r[0] for r in cursor.fetchall())
+    return ids
+
+
+def _execute_many(sql: str, params: list[tuple[Any, ...]]) -> None:
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def update_rows(model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]) -> None:
