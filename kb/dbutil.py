@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import uuid
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from django.db import connection, models
@@ -92,29 +93,40 @@ def _default(field: models.Field) -> Any:
     return value
 
 
-def _unchanged_types(field: models.Field) -> tuple[type, ...]:
-    """Types of values that the field's get_db_prep_save returns unchanged on this database
-    (checked against Django's own classes: a field overriding the preparation gets none), so
-    that the common case skips four calls per value."""
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _adapt_integer(ops: BaseDatabaseOperations, internal: str, value: int) -> Any:
+    return ops.adapt_integerfield_value(value, internal)
+
+
+def _shortcut(field: models.Field) -> tuple[tuple[type, ...], Callable[[Any], Any]]:
+    """Value types for which the field's get_db_prep_save reduces to one known step on this
+    database, and that step (checked against Django's own classes: a field that overrides any
+    part of the preparation gets no shortcut), so that the common case skips four calls per
+    value. None always stays None in these families."""
     if type(field).get_db_prep_save is not models.Field.get_db_prep_save:
-        return ()
-    families: list[tuple[type[models.Field], tuple[type, ...]]] = [
-        (models.CharField, (str,)),
-        (models.TextField, (str,)),
-        (models.BooleanField, (bool,)),
+        return (), _identity
+    ops = connection.ops
+    integers: Callable[[Any], Any] = _identity  # SQLite: unchanged
+    if type(ops).adapt_integerfield_value is not BaseDatabaseOperations.adapt_integerfield_value:
+        # PostgreSQL wraps ints in its typed dumpers (Int2, Int4, Int8).
+        integers = partial(_adapt_integer, ops, field.get_internal_type())
+    families: list[tuple[type[models.Field], type, Callable[[Any], Any]]] = [
+        (models.CharField, str, _identity),
+        (models.TextField, str, _identity),
+        (models.BooleanField, bool, _identity),
+        (models.IntegerField, int, integers),
+        (models.DateField, dt.date, ops.adapt_datefield_value),
     ]
-    if (
-        type(connection.ops).adapt_integerfield_value
-        is BaseDatabaseOperations.adapt_integerfield_value
-    ):
-        families.append((models.IntegerField, (int,)))  # PostgreSQL wraps ints: not unchanged
-    for base, kinds in families:
+    for base, kind, step in families:
         if isinstance(field, base) and all(
             getattr(type(field), m) is getattr(base, m)
             for m in ("get_db_prep_value", "get_prep_value", "to_python")
         ):
-            return (*kinds, _NONE)
-    return ()
+            return (kind, _NONE), step
+    return (), _identity
 
 
 def _preparer(
@@ -159,13 +171,15 @@ def _preparer(
             return value if type(value) in (int, _NONE) else prep(value, connection)
 
         return foreign_key
-    unchanged = _unchanged_types(field)
+    kinds, step = _shortcut(field)
 
     def plain(row: dict[str, Any]) -> Any:
         value = row.get(key, _MISSING)
         if value is _MISSING:
             value = _default(field)
-        return value if type(value) in unchanged else prep(value, connection)
+        if type(value) in kinds:
+            return None if value is None else step(value)
+        return prep(value, connection)
 
     return plain
 
