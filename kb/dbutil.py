@@ -20,6 +20,7 @@ from django.db.models.expressions import DatabaseDefault, Value
 from django.utils import timezone
 
 _CHUNK = 900  # stay under SQLite's bound-parameter limit
+_PSYCOPG_CACHED_SQL = 4096  # psycopg's MAX_CACHED_STATEMENT_LENGTH
 
 
 def chunks(ids: Sequence[Any], size: int = _CHUNK) -> list[list[Any]]:
@@ -212,25 +213,29 @@ def insert_dicts(
             raise TypeError(f"{model.__name__} has no column {sorted(row.keys() - known)}")
     prepared = [tuple([p(row) for p in preparers]) for row in rows]
     names = [f.name for f in fields]
-    if not returning:
-        _execute_many(_insert_sql(model, names, 1), prepared)
+    sqlite = connection.vendor == "sqlite"
+    if not returning and sqlite:  # one prepared statement: SQLite's fastest way
+        with connection.cursor() as cursor:
+            cursor.executemany(_insert_sql(model, names, 1), prepared)
         return []
+    # Multi-row VALUES. SQLite binds at most 999 parameters. psycopg parses a statement's
+    # placeholders in Python and caches the parse only for statements of at most 4096 bytes:
+    # longer ones (bulk_create's) are parsed again each time, which dominated a restore on
+    # PostgreSQL; executemany there costs a parse/bind/execute on the server for every row.
+    if sqlite:
+        per_batch = max(1, _CHUNK // len(fields))
+    else:
+        header, row_sql = len(_insert_sql(model, names, 0)), len(", (" + ", %s" * len(fields))
+        per_batch = max(1, (_PSYCOPG_CACHED_SQL - header - 40) // row_sql)
+    suffix = f" RETURNING {connection.ops.quote_name(pk.column)}" if returning else ""
     ids: list[int] = []
-    per_batch = max(1, 900 // len(fields))
-    pk_column = connection.ops.quote_name(pk.column)
     with connection.cursor() as cursor:
         for batch in chunks(prepared, per_batch):
             params = [v for row in batch for v in row]
-            cursor.execute(
-                _insert_sql(model, names, len(batch)) + f" RETURNING {pk_column}", params
-            )
-            ids.extend(r[0] for r in cursor.fetchall())
+            cursor.execute(_insert_sql(model, names, len(batch)) + suffix, params)
+            if returning:
+                ids.extend(r[0] for r in cursor.fetchall())
     return ids
-
-
-def _execute_many(sql: str, params: list[tuple[Any, ...]]) -> None:
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
 
 
 def update_rows(model: type[models.Model], fields: list[str], rows: list[tuple[Any, ...]]) -> None:
