@@ -140,7 +140,7 @@ def load(obj: dict[str, Any]) -> dict[str, int]:
     )
     faces, rulings, pending = [], [], []
     for card_id, data in zip(card_ids, obj["cards"], strict=True):
-        faces.extend({"card_id": card_id, **face} for face in data["faces"])
+        faces.extend({**face, "card_id": card_id} for face in data["faces"])
         for r in data["rulings"]:
             rulings.append(_ruling_row(card_id, r))
             pending.append((card_id, r))

@@ -368,7 +368,7 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
     release_of = {
         _date(m["effective_date"]): rid for m, rid in zip(metas, release_ids, strict=True)
     }
-    insert_dicts(Anomaly, [{"release_id": release_ids[index], **a} for index, a in anomalies])
+    insert_dicts(Anomaly, [{**a, "release_id": release_ids[index]} for index, a in anomalies])
     lineage_rows = [{"key": k, "kind": v} for k, v in sorted(lineage_kinds.items())]
     lineage_ids = insert_dicts(Lineage, lineage_rows, returning=True)
     lineage_of = {row["key"]: lid for row, lid in zip(lineage_rows, lineage_ids, strict=True)}
