@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.crtext.numbers import kind_of
+from kb.dbutil import insert_dicts, update_rows
 from kb.models import Lineage, Release
 
 from .models import Card, CardFace, Ruling, RulingLink
@@ -123,63 +124,68 @@ def load(obj: dict[str, Any]) -> dict[str, int]:
     lineage_of = dict(Lineage.objects.values_list("key", "id"))
     release_of = dict(Release.objects.values_list("effective_date", "id"))
     translated = [f"{f}_{lang}" for f in TRANSLATED for lang in ("en", "fr")]
-    cards = Card.objects.bulk_create(
+    # Plain INSERTs (kb.dbutil.insert_dicts) store what bulk_create of the same instances did
+    # (the name/type_line/text columns read from the two languages, updated_at now), without
+    # building some 115,000 model instances.
+    card_ids = insert_dicts(
+        Card,
         [
-            Card(
-                oracle_id=uuid.UUID(c["oracle_id"]) if c["oracle_id"] else None,
-                name=c["name_en"] or "",
-                type_line=c["type_line_en"] or "",
-                text=c["text_en"] or "",
+            {
+                "oracle_id": uuid.UUID(c["oracle_id"]) if c["oracle_id"] else None,
                 **{f: c[f] for f in (*CARD_FIELDS, *translated)},
-            )
+            }
             for c in obj["cards"]
         ],
-        batch_size=500,
+        returning=True,
     )
     faces, rulings, pending = [], [], []
-    for card, data in zip(cards, obj["cards"], strict=True):
-        faces.extend(CardFace(card_id=card.id, **face) for face in data["faces"])
+    for card_id, data in zip(card_ids, obj["cards"], strict=True):
+        faces.extend({**face, "card_id": card_id} for face in data["faces"])
         for r in data["rulings"]:
-            rulings.append(_ruling_row(card.id, r))
-            pending.append((card.id, r))
-    CardFace.objects.bulk_create(faces, batch_size=1000)
-    rulings = Ruling.objects.bulk_create(rulings, batch_size=500)
-    by_card: dict[int, list[Ruling]] = defaultdict(list)
-    for ruling in rulings:
-        by_card[ruling.card_id].append(ruling)
+            rulings.append(_ruling_row(card_id, r))
+            pending.append((card_id, r))
+    insert_dicts(CardFace, faces)
+    ruling_ids = insert_dicts(Ruling, rulings, returning=True)
+    by_card: dict[int, list[int]] = defaultdict(list)
+    for card_id, ruling_id in zip((p[0] for p in pending), ruling_ids, strict=True):
+        by_card[card_id].append(ruling_id)
     grouped, links = [], []
-    for ruling, (card_id, data) in zip(rulings, pending, strict=True):
+    for ruling_id, row, (card_id, data) in zip(ruling_ids, rulings, pending, strict=True):
         if data["group"] is not None:
-            ruling.group_id = by_card[card_id][data["group"]].id
-            grouped.append(ruling)
+            grouped.append((by_card[card_id][data["group"]], ruling_id))
         for link in data["links"]:
             links.append(
-                RulingLink(
-                    ruling_id=ruling.id,
-                    lineage_id=lineage_of.get(link["lineage"])
+                {
+                    "ruling_id": ruling_id,
+                    "lineage_id": lineage_of.get(link["lineage"])
                     or _lineage(link["lineage"], link["number"], lineage_of),
-                    release_id=release_of.get(dt.date.fromisoformat(link["release"]))
+                    "release_id": release_of.get(dt.date.fromisoformat(link["release"]))
                     if link["release"]
                     else None,
-                    date=ruling.date,
+                    "date": row["date"],
                     **{f: link[f] for f in LINK_FIELDS},
-                )
+                }
             )
-    Ruling.objects.bulk_update(grouped, ["group"], batch_size=500)
-    RulingLink.objects.bulk_create(links, batch_size=1000)
+    update_rows(Ruling, ["group"], grouped)
+    insert_dicts(RulingLink, links)
     bump_stamp()  # bulk writes send no signal: the cached pages' key moves here
-    return {"cards": len(cards), "faces": len(faces), "rulings": len(rulings), "links": len(links)}
+    return {
+        "cards": len(card_ids),
+        "faces": len(faces),
+        "rulings": len(rulings),
+        "links": len(links),
+    }
 
 
-def _ruling_row(card_id: int, r: dict[str, Any]) -> Ruling:
-    return Ruling(
-        card_id=card_id,
-        date=dt.date.fromisoformat(r["date"]),
-        text_hash=ruling_hash(r["text"]),
-        source_hash=ruling_hash(r["source_text"]) if r["source_text"] else "",
-        linked_at=dt.datetime.fromisoformat(r["linked_at"]) if r["linked_at"] else None,
+def _ruling_row(card_id: int, r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "card_id": card_id,
+        "date": dt.date.fromisoformat(r["date"]),
+        "text_hash": ruling_hash(r["text"]),
+        "source_hash": ruling_hash(r["source_text"]) if r["source_text"] else "",
+        "linked_at": dt.datetime.fromisoformat(r["linked_at"]) if r["linked_at"] else None,
         **{f: r[f] for f in RULING_FIELDS},
-    )
+    }
 
 
 def _lineage(key: str, number: str, lineage_of: dict[str, int]) -> int:

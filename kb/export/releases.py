@@ -17,6 +17,7 @@ from typing import Any
 
 from kb.archive.texts import hashes
 from kb.crtext.numbers import chapter_of, sort_key
+from kb.dbutil import insert_dicts
 from kb.models import (
     Anomaly,
     Example,
@@ -361,88 +362,85 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
                     **{k: entry[k] for k in ("headword", "aliases", "obsolete", "ordinal")},
                 },
             )
-    releases = Release.objects.bulk_create([_release(m) for m in metas], batch_size=200)
-    release_of = {r.effective_date: r for r in releases}
-    Anomaly.objects.bulk_create(
-        [Anomaly(release=releases[index], **a) for index, a in anomalies], batch_size=1000
-    )
-    created = Lineage.objects.bulk_create(
-        [Lineage(key=k, kind=v) for k, v in sorted(lineage_kinds.items())], batch_size=1000
-    )
-    lineage_of = {lin.key: lin.id for lin in created}
-    RuleNumber.objects.bulk_create(
+    # Plain INSERTs (kb.dbutil.insert_dicts) store what bulk_create of the same instances did,
+    # without building tens of thousands of model instances.
+    release_ids = insert_dicts(Release, [_release(m) for m in metas], returning=True)
+    release_of = {
+        _date(m["effective_date"]): rid for m, rid in zip(metas, release_ids, strict=True)
+    }
+    insert_dicts(Anomaly, [{**a, "release_id": release_ids[index]} for index, a in anomalies])
+    lineage_rows = [{"key": k, "kind": v} for k, v in sorted(lineage_kinds.items())]
+    lineage_ids = insert_dicts(Lineage, lineage_rows, returning=True)
+    lineage_of = {row["key"]: lid for row, lid in zip(lineage_rows, lineage_ids, strict=True)}
+    insert_dicts(
+        RuleNumber,
         [
-            RuleNumber(
-                lineage_id=lineage_of[key],
-                number=number,
-                kind=kind,
-                chapter=chapter_of(number),
-                sort_key=sort_key(number),
-                ordinal=ordinal,
-                previous_number=previous,
-                valid_from=start,
-                valid_to=end,
-            )
+            {
+                "lineage_id": lineage_of[key],
+                "number": number,
+                "kind": kind,
+                "chapter": chapter_of(number),
+                "sort_key": sort_key(number),
+                "ordinal": ordinal,
+                "previous_number": previous,
+                "valid_from": start,
+                "valid_to": end,
+            }
             for key, start, end, (number, kind, ordinal, previous) in numbers.finish()
         ],
-        batch_size=1000,
     )
     rule_rows = texts.finish()
-    versions = RuleVersion.objects.bulk_create(
+    versions = insert_dicts(
+        RuleVersion,
         [
-            RuleVersion(
-                lineage_id=lineage_of[key], **_version_fields(value, start, end, release_of)
-            )
+            {"lineage_id": lineage_of[key], **_version_fields(value, start, end, release_of)}
             for key, start, end, value in rule_rows
         ],
-        batch_size=500,
+        returning=True,
     )
     examples, refs = [], []
-    for version, (_, _, _, value) in zip(versions, rule_rows, strict=True):
+    for version_id, (_, _, _, value) in zip(versions, rule_rows, strict=True):
         for pos, ex in enumerate(value["examples"]):
             examples.append(
-                Example(
-                    version_id=version.id,
-                    position=pos,
-                    text=ex["text_en"] or "",
-                    text_en=ex["text_en"],
-                    text_fr=ex["text_fr"],
-                    origin=ex["origin"],
+                {
+                    "version_id": version_id,
+                    "position": pos,
+                    "text_en": ex["text_en"],
+                    "text_fr": ex["text_fr"],
+                    "origin": ex["origin"],
                     **_edit_fields(ex["edited"]),
-                )
+                }
             )
-        refs.extend(Reference(rule_version_id=version.id, **r) for r in value["references"])
+        refs.extend({"rule_version_id": version_id, **r} for r in value["references"])
     # A term whose slug changed keeps its last one (a slug is unique, one per term).
-    term_rows = GlossaryTerm.objects.bulk_create(
-        [
-            GlossaryTerm(key=key, slug=slug)
-            for key, slug in {k: v for k, _, _, v in terms.finish()}.items()
-        ],
-        batch_size=1000,
-    )
-    term_of = {t.key: t.id for t in term_rows}
+    term_rows = [
+        {"key": key, "slug": slug} for key, slug in {k: v for k, _, _, v in terms.finish()}.items()
+    ]
+    term_ids = insert_dicts(GlossaryTerm, term_rows, returning=True)
+    term_of = {row["key"]: tid for row, tid in zip(term_rows, term_ids, strict=True)}
     glossary_rows = glossary.finish()
-    gversions = GlossaryVersion.objects.bulk_create(
+    gversions = insert_dicts(
+        GlossaryVersion,
         [
-            GlossaryVersion(
-                term_id=term_of[key],
-                headword=value["headword"],
-                aliases=value["aliases"],
-                obsolete=value["obsolete"],
-                ordinal=value["ordinal"],
+            {
+                "term_id": term_of[key],
+                "headword": value["headword"],
+                "aliases": value["aliases"],
+                "obsolete": value["obsolete"],
+                "ordinal": value["ordinal"],
                 **_version_fields(value, start, end, release_of),
-            )
+            }
             for key, start, end, value in glossary_rows
         ],
-        batch_size=500,
+        returning=True,
     )
-    for version, (_, _, _, value) in zip(gversions, glossary_rows, strict=True):
-        refs.extend(Reference(glossary_version_id=version.id, **r) for r in value["references"])
-    Example.objects.bulk_create(examples, batch_size=1000)
-    Reference.objects.bulk_create(refs, batch_size=1000)
+    for version_id, (_, _, _, value) in zip(gversions, glossary_rows, strict=True):
+        refs.extend({"glossary_version_id": version_id, **r} for r in value["references"])
+    insert_dicts(Example, examples)
+    insert_dicts(Reference, refs)
     return {
-        "releases": len(releases),
-        "lineages": len(created),
+        "releases": len(release_ids),
+        "lineages": len(lineage_ids),
         "rule_versions": len(versions),
         "glossary_versions": len(gversions),
         "examples": len(examples),
@@ -450,26 +448,26 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def _release(meta: dict[str, Any]) -> Release:
-    return Release(
-        effective_date=dt.date.fromisoformat(meta["effective_date"]),
-        set_name=meta["set_name"]["en"],
-        set_name_en=meta["set_name"]["en"],
-        set_name_fr=meta["set_name"]["fr"],
+def _release(meta: dict[str, Any]) -> dict[str, Any]:
+    """A release row (its `set_name` column is read from the two languages on insert)."""
+    return {
+        "effective_date": dt.date.fromisoformat(meta["effective_date"]),
+        "set_name_en": meta["set_name"]["en"],
+        "set_name_fr": meta["set_name"]["fr"],
         **{f: meta[f] for f in RELEASE_FIELDS},
-    )
+    }
 
 
 def _version_fields(
-    value: dict[str, Any], start: dt.date, end: dt.date | None, release_of: dict[dt.date, Release]
+    value: dict[str, Any], start: dt.date, end: dt.date | None, release_of: dict[dt.date, int]
 ) -> dict[str, Any]:
-    """A version row's fields; the comparison hashes are computed as the importer does."""
+    """A version row's fields (the `text` column is read from text_en/text_fr on insert); the
+    comparison hashes are computed as the importer does."""
     text = value["text_en"] or ""
     h = hashes(text, tuple((e["text_en"] or "") for e in value.get("examples", [])))
     french = value["french"] or {}
     translates = _date(french.get("translates"))
     return {
-        "text": text,
         "text_en": value["text_en"],
         "text_fr": value["text_fr"],
         "text_hash": h.text,
@@ -479,7 +477,7 @@ def _version_fields(
         "change": value["change"],
         "wording_since": _date(value["wording_since"]) or start,
         "fr_status": french.get("status", ""),
-        "fr_release": release_of.get(translates) if translates else None,
+        "fr_release_id": release_of.get(translates) if translates else None,
         "valid_from": start,
         "valid_to": end,
         **_edit_fields(value["edited"]),
