@@ -25,7 +25,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from kb.crtext.typography import digest
-from kb.dbutil import update_rows
+from kb.dbutil import insert_dicts, update_rows
 from search.indexing import enqueue
 
 from .french_faces import FrenchCard, french_faces, french_words
@@ -209,7 +209,7 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
     )
     taken = set(Card.objects.values_list("slug", flat=True))
     now = timezone.now()
-    creates: list[Card] = []
+    creates: list[dict[str, object]] = []
     updates: list[tuple[object, ...]] = []
     update_fields: list[list[str]] = []
     face_cards: list[CardRecord] = []
@@ -224,7 +224,7 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
             _keep_edits(old, values, result)
         if old is None:
             slug = _slug(c.name, c.key, taken)
-            creates.append(Card(key=c.key, slug=slug, **values))
+            creates.append({"key": c.key, "slug": slug, **values})
             face_cards.append(c)
         elif any(_stored(old, k) != v for k, v in values.items()):
             updates.append((*values.values(), now, old.id))
@@ -234,7 +234,7 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
             result.cards_unchanged += 1
             if c.faces and c.fr:
                 unchanged_faced.append((old.id, c))
-    Card.objects.bulk_create(creates, batch_size=500)
+    insert_dicts(Card, creates)  # 22,000 new cards: no model instances (kb.dbutil)
     _refresh_face_french(unchanged_faced, words)
     for names in {tuple(f) for f in update_fields}:  # cards with and without French
         update_rows(
@@ -255,23 +255,23 @@ def _store_cards(cards: list[CardRecord], result: CardImportResult) -> dict[str,
         CardFace.objects.filter(
             card_id__in=[ids[c.key] for c in face_cards if c.key in ids]
         ).delete()
-        CardFace.objects.bulk_create(
+        insert_dicts(
+            CardFace,
             [
-                CardFace(
-                    card_id=ids[c.key],
-                    position=i,
+                {
+                    "card_id": ids[c.key],
+                    "position": i,
                     **face,
                     **(
                         _face_french(french, i)
                         if c.fr is not None
                         else _kept_french(kept.get(ids[c.key], []), face["name"], i)
                     ),
-                )
+                }
                 for c in face_cards
                 for french in [_french_of(c, words)]
                 for i, face in enumerate(c.faces)
             ],
-            batch_size=1000,
         )
     result.changed_cards = [ids[c.key] for c in face_cards if c.key in ids]
     by_key = {k: card.id for k, card in existing.items()}
@@ -417,7 +417,7 @@ def _store_rulings(
     ):
         if ruling.card_id in file_cards:
             existing[ruling.card_id].append(ruling)
-    creates: list[Ruling] = []
+    creates: list[dict[str, object]] = []
     updates: list[Ruling] = []
     touched: list[Ruling] = []
     conflicted: list[Ruling] = []
@@ -462,28 +462,28 @@ def _store_rulings(
                 result.rulings_reworded += 1
             else:
                 creates.append(
-                    Ruling(
-                        card_id=card_id,
-                        date=record.date,
-                        text=record.text,
-                        text_hash=record.text_hash,
-                        source_text=record.text,
-                        source_hash=record.text_hash,
-                    )
+                    {
+                        "card_id": card_id,
+                        "date": record.date,
+                        "text": record.text,
+                        "text_hash": record.text_hash,
+                        "source_text": record.text,
+                        "source_hash": record.text_hash,
+                    }
                 )
         for old in olds:
             if old.id not in matched and not old.missing and old.source_hash:
                 old.missing = True
                 updates.append(old)
                 result.rulings_missing += 1
-    made = Ruling.objects.bulk_create(creates, batch_size=1000)
+    made = insert_dicts(Ruling, creates, returning=True)  # their ids, in order
     Ruling.objects.bulk_update(
         list({id(r): r for r in updates}.values()),
         ["text", "text_hash", "source_text", "source_hash", "missing", "text_edited"],
         batch_size=500,
     )
     result.rulings_created = len(made)
-    result.touched_rulings = [r.id for r in made] + [r.id for r in touched]
+    result.touched_rulings = made + [r.id for r in touched]
     names = dict(
         Card.objects.filter(id__in={r.card_id for r in conflicted}).values_list("id", "name_en")
     )
