@@ -186,6 +186,14 @@ def _preparer(
     return plain
 
 
+def under(row: dict[str, Any], key: str, parent_id: int) -> dict[str, Any]:
+    """A nested row (a card's face, a release's anomaly) with its parent's id. A row that
+    names a parent of its own is malformed input: refused (ValueError), not silently moved."""
+    if key in row:
+        raise ValueError(f"{key} given inside the entry of its parent")
+    return {**row, key: parent_id}
+
+
 def insert_dicts(
     model: type[models.Model], rows: list[dict[str, Any]], *, returning: bool = False
 ) -> list[int]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.crtext.numbers import kind_of
-from kb.dbutil import insert_dicts, update_rows
+from kb.dbutil import insert_dicts, under, update_rows
 from kb.models import Lineage, Release
 
 from .models import Card, CardFace, Ruling, RulingLink
@@ -140,7 +140,7 @@ def load(obj: dict[str, Any]) -> dict[str, int]:
     )
     faces, rulings, pending = [], [], []
     for card_id, data in zip(card_ids, obj["cards"], strict=True):
-        faces.extend({**face, "card_id": card_id} for face in data["faces"])
+        faces.extend(under(face, "card_id", card_id) for face in data["faces"])
         for r in data["rulings"]:
             rulings.append(_ruling_row(card_id, r))
             pending.append((card_id, r))

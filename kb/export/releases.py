@@ -17,7 +17,7 @@ from typing import Any
 
 from kb.archive.texts import hashes
 from kb.crtext.numbers import chapter_of, sort_key
-from kb.dbutil import insert_dicts
+from kb.dbutil import insert_dicts, under
 from kb.models import (
     Anomaly,
     Example,
@@ -331,7 +331,7 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
     `objects` may be a generator: one release is held in memory at a time (the whole archive's
     files parsed at once would take a gigabyte)."""
     metas: list[dict[str, Any]] = []
-    anomalies: list[tuple[int, dict[str, Any]]] = []
+    anomalies: list[dict[str, Any]] = []  # release_id: the release's index until inserted
     dates: list[dt.date] = []
     numbers, texts, terms, glossary = _Runs(dates), _Runs(dates), _Runs(dates), _Runs(dates)
     lineage_kinds: dict[str, str] = {}
@@ -341,7 +341,8 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
             raise ValueError(f"release {date} out of order")
         dates.append(date)
         metas.append(obj["release"])
-        anomalies.extend((index, a) for a in obj["anomalies"])
+        # checked as its file is read, so that a refusal names that file
+        anomalies.extend(under(a, "release_id", index) for a in obj["anomalies"])
         for rule in obj["rules"]:
             key = rule["lineage"]
             lineage_kinds.setdefault(key, rule["lineage_kind"])
@@ -368,7 +369,7 @@ def load_releases(objects: Iterable[dict[str, Any]]) -> dict[str, int]:
     release_of = {
         _date(m["effective_date"]): rid for m, rid in zip(metas, release_ids, strict=True)
     }
-    insert_dicts(Anomaly, [{**a, "release_id": release_ids[index]} for index, a in anomalies])
+    insert_dicts(Anomaly, [{**a, "release_id": release_ids[a["release_id"]]} for a in anomalies])
     lineage_rows = [{"key": k, "kind": v} for k, v in sorted(lineage_kinds.items())]
     lineage_ids = insert_dicts(Lineage, lineage_rows, returning=True)
     lineage_of = {row["key"]: lid for row, lid in zip(lineage_rows, lineage_ids, strict=True)}

@@ -11,6 +11,7 @@ import datetime as dt
 import gzip
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -388,3 +389,26 @@ def test_a_malformed_export_is_refused_and_a_broken_manifest_shows_no_files(
         page = Client().get("/en/downloads/")
     assert page.status_code == 200
     assert "No export has been made yet" in page.content.decode()
+
+
+def test_a_nested_row_naming_a_parent_of_its_own_is_refused(demo, tmp_path: Path) -> None:
+    """An anomaly carrying a release id (or a face a card id) inside its parent's entry is
+    malformed: the import refuses it rather than storing it under either parent."""
+    folder = tmp_path / "e"
+    run("export_data", "--out", str(folder))
+    clear_archive()
+    clear_cards()
+    manifest = json.loads((folder / MANIFEST).read_text())
+    names = [e["name"] for e in manifest["files"] if e["name"].startswith("releases/")]
+    name = next(n for n in names if _load(n, folder)["anomalies"])
+    obj = _load(name, folder)
+    obj["anomalies"][0]["release_id"] = 1
+    data = gzip.compress(json.dumps(obj).encode(), mtime=0)
+    (folder / name).write_bytes(data)
+    for entry in manifest["files"]:
+        if entry["name"] == name:
+            entry["sha256"] = hashlib.sha256(data).hexdigest()
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(CommandError, match=rf"{re.escape(name)}: malformed content.*release_id"):
+        run("import_data", str(folder))
+    assert not Release.objects.exists()
