@@ -97,13 +97,13 @@ def test_the_linker_finds_the_same_links_without_the_prefilters(cards, django_db
     rows = list(
         Ruling.objects.filter(is_heading=False)
         .order_by("id")
-        .values_list("card_id", "date", "text", "group__text")[::8]
+        .values_list("card_id", "date", "text", "group__text")[::16]
     )
     names, keywords = _names_and_keywords({r[0] for r in rows}, linker)
     items = [(t, d, names.get(c, []), keywords.get(c, []), h or "") for c, d, t, h in rows]
     with_prefilters = [linker.find(*item) for item in items]
     linker._prefilters = [None] * len(linker._prefilters)
     without = [linker.find(*item) for item in items]
-    assert len(items) > 5_000
-    assert sum(1 for found in without if found) > 3_000
+    assert len(items) > 2_700
+    assert sum(1 for found in without if found) > 1_500
     assert with_prefilters == without
