@@ -48,6 +48,19 @@ def _load(name: str, folder: Path) -> dict:
     return json.loads(gzip.decompress((folder / name).read_bytes()))
 
 
+def _rewrite(folder: Path, name: str, obj: dict) -> dict:
+    """Write a changed export file with its checksum updated in the manifest (as if the
+    export had been made that way); returns the manifest."""
+    data = gzip.compress(json.dumps(obj).encode(), mtime=0)
+    (folder / name).write_bytes(data)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    for entry in manifest["files"]:
+        if entry["name"] == name:
+            entry["sha256"] = hashlib.sha256(data).hexdigest()
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    return manifest
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
@@ -373,13 +386,7 @@ def test_a_malformed_export_is_refused_and_a_broken_manifest_shows_no_files(
     name = "releases/2019-01-25.json.gz"
     obj = _load(name, folder)
     del obj["rules"][0]["lineage"]
-    data = gzip.compress(json.dumps(obj).encode(), mtime=0)
-    (folder / name).write_bytes(data)
-    manifest = json.loads((folder / MANIFEST).read_text())
-    for entry in manifest["files"]:
-        if entry["name"] == name:
-            entry["sha256"] = hashlib.sha256(data).hexdigest()
-    (folder / MANIFEST).write_text(json.dumps(manifest))
+    manifest = _rewrite(folder, name, obj)
     with pytest.raises(CommandError, match=r"releases/2019-01-25\.json\.gz: malformed content"):
         run("import_data", str(folder))
     assert not Release.objects.exists()
@@ -403,12 +410,7 @@ def test_a_nested_row_naming_a_parent_of_its_own_is_refused(demo, tmp_path: Path
     name = next(n for n in names if _load(n, folder)["anomalies"])
     obj = _load(name, folder)
     obj["anomalies"][0]["release_id"] = 1
-    data = gzip.compress(json.dumps(obj).encode(), mtime=0)
-    (folder / name).write_bytes(data)
-    for entry in manifest["files"]:
-        if entry["name"] == name:
-            entry["sha256"] = hashlib.sha256(data).hexdigest()
-    (folder / MANIFEST).write_text(json.dumps(manifest))
+    _rewrite(folder, name, obj)
     with pytest.raises(CommandError, match=rf"{re.escape(name)}: malformed content.*release_id"):
         run("import_data", str(folder))
     assert not Release.objects.exists()
