@@ -8,6 +8,11 @@ tests run in transactions that roll back, so it stays as imported.
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,9 +66,10 @@ DYNAMO = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
 
 
 @pytest.fixture(scope="session")
-def cards(archive, django_db_blocker):
+def cards(archive, django_db_blocker, request):
     """All shared cards and rulings (plus the demo Peregrine Dynamo), linked to the archive,
-    and the EN/FR vocabulary, imported once per session after the archive."""
+    and the EN/FR vocabulary, imported once per session after the archive; then, where tests
+    of this session read the search index, its build starts in the background."""
     if not (CARDS / "cards.jsonl.gz").is_file():
         pytest.skip(NO_SHARED)
     from rulings.vocabulary import build_vocabulary
@@ -77,22 +83,75 @@ def cards(archive, django_db_blocker):
         )
         call_command("import_cards", str(DYNAMO), verbosity=0)
         build_vocabulary()
+        if any("search_index" in getattr(i, "fixturenames", ()) for i in request.session.items):
+            _start_index_build()
     return CARDS
+
+
+#: The session index's build, running beside the tests that do not read it (see search_index).
+_INDEX_BUILD: dict[str, object] = {}
+
+
+def _index_root() -> Path:
+    root = Path(settings.KB_INDEX_DIR)
+    if "test" not in root.name:
+        pytest.fail(f"refusing to rebuild {root}: not a test index folder")
+    return root
+
+
+def _start_index_build() -> None:
+    """Build the session's index in another process (`rebuild_index` on the test database
+    file, as the browser tests' server reads it) while the tests that do not read it run.
+
+    Why: the build is three minutes of the suite, and pytest runs one test at a time; the
+    tests reading the index run last (pytest_collection_modifyitems). The outbox is emptied
+    first (what the in-process rebuild would delete), so the build never writes to the
+    database: a test's open transaction cannot make it wait. Only on SQLite (a file other
+    processes can read while a test writes, in WAL mode); on PostgreSQL these tests are left
+    out (sqlite_only)."""
+    from django.db import connection
+
+    from search.models import IndexOutbox
+
+    if connection.vendor != "sqlite":
+        return
+    IndexOutbox.objects.all().delete()
+    root = _index_root()
+    shutil.rmtree(root, ignore_errors=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "KB_INDEX_DIR": str(root),
+        "KB_SEARCH_AUTO_DRAIN": "0",
+    }
+    _INDEX_BUILD["started"] = time.perf_counter()
+    _INDEX_BUILD["process"] = subprocess.Popen(
+        [sys.executable, "manage.py", "rebuild_index", "--wait", "600"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 @pytest.fixture(scope="session")
 def search_index(cards, django_db_blocker):
     """The search index of everything above, built once per session into the test index
     folder (settings.KB_INDEX_DIR, which browser tests' server reads too)."""
-    import shutil
-    import time
-
     from search.backend import get_backend
     from search.indexing import rebuild
 
-    root = Path(settings.KB_INDEX_DIR)
-    if "test" not in root.name:
-        pytest.fail(f"refusing to rebuild {root}: not a test index folder")
+    process = _INDEX_BUILD.pop("process", None)
+    if isinstance(process, subprocess.Popen):  # started beside the tests (cards)
+        output, _ = process.communicate(timeout=1800)
+        if process.returncode:
+            pytest.fail(f"the session's index build failed:\n{output}")
+        seconds = time.perf_counter() - float(_INDEX_BUILD["started"])  # type: ignore[arg-type]
+        print(f"\nsearch index, built in the background: {output.strip()} ({seconds:.0f} s)")
+        return get_backend()
+    root = _index_root()
     shutil.rmtree(root, ignore_errors=True)
     started = time.perf_counter()
     with django_db_blocker.unblock():
@@ -113,11 +172,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Tests that need none of the archive fixtures run first, in their usual order: many of them
     empty the archive tables inside their transaction (tests/kb/helpers.clear_archive) to load
     a few releases, which costs seconds per test once the session has imported the archive
-    (the DELETEs and their rollback) and nothing while the tables are still empty."""
+    (the DELETEs and their rollback) and nothing while the tables are still empty. Those
+    reading the search index run last, so that its build (started once the cards are in)
+    runs beside the others."""
     for item in items:
         if "search_index" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.sqlite_only)
-    items.sort(key=lambda item: not ARCHIVE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
+
+    def group(item: pytest.Item) -> int:
+        names = getattr(item, "fixturenames", ())
+        if "search_index" in names:
+            return 2
+        return 0 if ARCHIVE_FIXTURES.isdisjoint(names) else 1
+
+    items.sort(key=group)
 
 
 @pytest.fixture(autouse=True)

@@ -45,8 +45,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server_url(archive, cards, django_db_blocker) -> Iterator[str]:
-    """A server process on the prepared test database (SQLite file)."""
+def server_url(archive, cards, search_index, django_db_blocker) -> Iterator[str]:
+    """A server process on the prepared test database (SQLite file), started once the
+    session's index is built: the pages search it, and what browser tests commit to the
+    database (a French import, a maintainer's edit) must not reach an index being built."""
     with django_db_blocker.unblock():
         if connection.vendor != "sqlite":
             pytest.skip("browser tests serve the SQLite test database")
