@@ -85,6 +85,7 @@ def cards(archive, django_db_blocker, request):
         build_vocabulary()
         if any("search_index" in getattr(i, "fixturenames", ()) for i in request.session.items):
             _start_index_build()
+            request.addfinalizer(_stop_index_build)
     return CARDS
 
 
@@ -134,6 +135,15 @@ def _start_index_build() -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def _stop_index_build() -> None:
+    """A session ending before any test waited for the build (-x, Ctrl-C) stops it: no
+    process outlives the run (its own indexing children exit with it)."""
+    process = _INDEX_BUILD.pop("process", None)
+    if isinstance(process, subprocess.Popen) and process.poll() is None:
+        process.kill()
+        process.communicate()
 
 
 @pytest.fixture(scope="session")
