@@ -54,13 +54,14 @@ class Command(BaseCommand):
             self.stdout.write("Search index left as it is (KB_SEARCH_AUTO_DRAIN=0).")
             return
         started = time.perf_counter()
-        if not get_backend().exists() and in_background:
+        exists = get_backend().exists()
+        if not exists and in_background:
             self.stdout.write(
                 "The search index is built in the background (index_worker --build-missing); "
                 "the pages answer meanwhile."
             )
             return
-        if not get_backend().exists():
+        if not exists:
             self.stdout.write("Building the search index …")
             count = rebuild()
             seconds = time.perf_counter() - started
