@@ -351,7 +351,7 @@ def _after_edit(kind: str, object_id: int, lineage_id: int | None, fields: list[
 
 def purge_caches() -> None:
     """Forget what this process memoised from texts (the diff cache is keyed by the archive's
-    edit stamp, see kb.history.archive_generation, so every process misses it at once)."""
+    edit stamp, see kb.stamps.archive_generation, so every process misses it at once)."""
     from kb import glosses, selectors
     from kb.sitesearch import service
 

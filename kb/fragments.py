@@ -15,7 +15,7 @@ from typing import Any
 from django.core.cache import cache
 
 from . import glosses
-from .history import archive_generation
+from .stamps import archive_generation
 
 #: Seconds a fragment is kept; stale ones (an older stamp) are never read, only left to expire.
 TIMEOUT = 24 * 3600

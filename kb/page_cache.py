@@ -6,7 +6,7 @@ keeps the finished answer (body and the headers that matter: type, language, Var
 Cache-Control, Content-Security-Policy) and gives it back without touching the view.
 
 Correctness does not rest on purging: the key holds the stamps of everything a page shows
-(kb.history.archive_generation's, the vocabulary's and the stamps other apps register in
+(kb.stamps.archive_generation's, the vocabulary's and the stamps other apps register in
 kb.hooks, the rulings app's for cards and rulings; the search outbox's state, since the index
 follows a commit a moment later), so an import or an edit committed by any
 process changes every key at once, even with a per-process cache. Imports and edits also
@@ -45,8 +45,8 @@ from django.utils.translation import get_language_from_request
 from search.models import IndexOutbox
 
 from . import glosses, hooks
-from .history import archive_state_sql
 from .models import VocabularyTerm
+from .stamps import archive_state_sql
 
 ALIAS = "pages"
 #: The header saying whether an answer came from the page cache ("hit") or was built ("miss").
@@ -150,7 +150,7 @@ def cache_key(request: HttpRequest) -> str | None:
 
 
 def data_stamps() -> tuple[object, ...]:
-    """In one query: the archive's stamp (kb.history.archive_generation's columns), the
+    """In one query: the archive's stamp (kb.stamps.archive_generation's columns), the
     vocabulary's rows (count, last edit, last id: exact, where glosses.vocabulary_stamp is
     memoised for two seconds per process), the search outbox's state, and the stamps other
     apps registered (kb.hooks.register_page_stamp).

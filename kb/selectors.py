@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from django.db.models import Count, F, Max, Min, Q, QuerySet
+from django.db import connection
+from django.db.models import F, Q, QuerySet
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
@@ -43,6 +44,7 @@ from .models import (
 )
 from .models.glossary import alias_list
 from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
+from .stamps import archive_generation
 
 #: number -> URL in the release being read (the page decides: current or dated links).
 UrlFor = Callable[[str], str]
@@ -93,24 +95,42 @@ class Releases:
 
     all: list[Release]
 
+    #: (effective date, set name) of each release by language: kept with the list they were
+    #: read from (the search page's release filter lists them all, and reading a hundred
+    #: translated names cost a millisecond a page).
+    _labels: dict[str, tuple[tuple[str, str], ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
     @classmethod
     def load(cls) -> Releases:
         """Kept per process while the table's stamp is unchanged (an import adds or replaces
         rows) and for at most RELEASES_TTL seconds (another process's edit of a field); an
         edit in this process forgets it at once (`forget_releases`). Every page needs the
-        list, and building it cost 2 ms a request."""
-        stamp = Release.objects.aggregate(
-            n=Count("id"), last=Max("id"), at=Max("imported_at"), first=Min("effective_date")
-        )
-        key = (tuple(sorted(stamp.items())), int(time.monotonic() // RELEASES_TTL))
+        list, and building it cost 2 ms a request (the stamp is plain SQL: compiling it as a
+        queryset cost ten times its run)."""
+        with connection.cursor() as cursor:
+            cursor.execute(_releases_stamp_sql())
+            stamp = cursor.fetchone()
+        key = (tuple(stamp), int(time.monotonic() // RELEASES_TTL))
         with _releases_lock:
             if _releases_cache.get("key") == key:
-                return cls(list(_releases_cache["all"]))
+                return cls(list(_releases_cache["all"]), _releases_cache["labels"])
         # The introduction and credits are long texts no page of the list shows.
         found = list(Release.objects.defer("introduction", "credits").order_by("effective_date"))
+        labels: dict[str, tuple[tuple[str, str], ...]] = {}
         with _releases_lock:
-            _releases_cache.update(key=key, all=found)
-        return cls(list(found))
+            _releases_cache.update(key=key, all=found, labels=labels)
+        return cls(list(found), labels)
+
+    def labels(self) -> tuple[tuple[str, str], ...]:
+        """(effective date as YYYY-MM-DD, set name in the active language), oldest first."""
+        language = get_language() or ""
+        found = self._labels.get(language)
+        if found is None:
+            found = tuple((r.effective_date.isoformat(), r.set_name) for r in self.all)
+            self._labels[language] = found
+        return found
 
     @property
     def current(self) -> Release | None:
@@ -131,6 +151,12 @@ class Releases:
     @property
     def first(self) -> Release | None:
         return self.all[0] if self.all else None
+
+
+@lru_cache(maxsize=1)
+def _releases_stamp_sql() -> str:
+    table = connection.ops.quote_name(Release._meta.db_table)
+    return f"SELECT COUNT(*), MAX(id), MAX(imported_at), MIN(effective_date) FROM {table}"
 
 
 def release_for(token: str, releases: Releases) -> Release:
@@ -569,7 +595,15 @@ def chapter_titles(chapters: Iterable[str], date: dt.date) -> dict[str, str]:
     chapters = list(chapters)
     if not chapters:
         return {}
-    where = Q(lineage__numbers__number__in=chapters, lineage__numbers__kind="chapter")
+    every = _chapter_titles(date, archive_generation())
+    return {n: every[n] for n in chapters if n in every}
+
+
+@lru_cache(maxsize=8)
+def _chapter_titles(date: dt.date, generation: str) -> dict[str, str]:
+    """Every chapter's title on `date`, kept until the archive changes (each search page
+    names the chapters of its hits: a query each time cost a millisecond)."""
+    where = Q(lineage__numbers__kind="chapter")
     return dict(
         RuleVersion.objects.numbered_as_of(date, where).values_list(
             "lineage__numbers__number", "text_en"
@@ -594,7 +628,17 @@ def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]
     rules = {r for r in rules if kind_of(r) == "rule"}
     if not rules:
         return {}
-    numbers = [r + letters for r in sorted(rules) for letters in SUBRULE_LETTERS]
+    found = _subrules_of(tuple(sorted(rules)), date, archive_generation())
+    return {rule: list(subrules) for rule, subrules in found.items()}
+
+
+@lru_cache(maxsize=256)
+def _subrules_of(
+    rules: tuple[str, ...], date: dt.date, generation: str
+) -> dict[str, tuple[Subrule, ...]]:
+    """Kept until the archive changes: a search page asks for the same keyword rules again
+    and again (about 2 ms a query)."""
+    numbers = [r + letters for r in rules for letters in SUBRULE_LETTERS]
     rows = (
         RuleVersion.objects.numbered_as_of(date, Q(lineage__numbers__number__in=numbers))
         .annotate(number=F("lineage__numbers__number"), sort=F("lineage__numbers__sort_key"))
@@ -605,7 +649,7 @@ def subrules_of(rules: Iterable[str], date: dt.date) -> dict[str, list[Subrule]]
     for number, *texts in rows:
         by_language = {code: t or "" for code, t in zip(languages.CODES, texts, strict=True)}
         out[parent_of(number) or number].append(Subrule(number, by_language))
-    return dict(out)
+    return {rule: tuple(subrules) for rule, subrules in out.items()}
 
 
 def vocabulary_pairs() -> list[tuple[str, str]]:

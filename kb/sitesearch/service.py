@@ -56,7 +56,8 @@ class SearchPage:
     unavailable: bool = False
     kinds: list[str] = field(default_factory=list)
     lang: str | None = None
-    releases: list[Release] = field(default_factory=list)  # all of them, oldest first
+    #: All of them, oldest first (the release filter lists them).
+    releases: selectors.Releases = field(default_factory=lambda: selectors.Releases([]))
 
     @property
     def release_token(self) -> str | None:
@@ -90,7 +91,7 @@ def search(
         notices=notices,
         kinds=list(kinds),
         lang=lang,
-        releases=releases.all,
+        releases=releases,
     )
     if parsed.truncated:
         out.notices.append(_("Only the first 500 characters of the query were read."))

@@ -214,10 +214,10 @@ COUNTERPARTS = frozenset({"rule", "glossary"})
 ALSO_SHOWN = 5
 
 
-def _release_options(releases: list, chosen: str) -> str:
+def _release_options(releases: selectors.Releases, chosen: str) -> str:
     """The release filter's options, built here: a template loop over a hundred releases
     costs more than the search itself (and escaping them, 2 ms: kept for the same list)."""
-    return _options(tuple((r.effective_date.isoformat(), r.set_name) for r in releases), chosen)
+    return _options(releases.labels(), chosen)
 
 
 @lru_cache(maxsize=32)

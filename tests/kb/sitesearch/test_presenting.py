@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from kb import selectors
+from kb import editing, selectors
+from kb.models import RuleNumber, RuleVersion
 from kb.sitesearch import presenting
 from kb.sitesearch.service import search
 
@@ -29,13 +30,34 @@ DEFINING = {
 
 
 def test_a_keyword_rule_is_defined_by_the_subrule_that_says_what_it_does(archive) -> None:
+    selectors._subrules_of.cache_clear()
     with CaptureQueriesContext(connection) as queries:
         subrules = selectors.subrules_of([*DEFINING, "999.99"], RECENT)
-    assert len(queries) == 1
+    assert len(queries) == 2  # the archive's stamp, then every subrule at once
+    with CaptureQueriesContext(connection) as queries:
+        assert selectors.subrules_of([*DEFINING, "999.99"], RECENT) == subrules
+    assert len(queries) == 1  # kept until the stamp changes
     assert "702.190a" not in {s.number for s in subrules["702.19"]}  # 702.190 is Sneak
     names = {n: selectors.rule_version(n, RECENT).text_en for n in DEFINING}
     chosen = {n: presenting.defining(names[n], subrules[n]).number for n in DEFINING}
     assert chosen == DEFINING
+
+
+def test_a_maintainers_edit_shows_at_once_though_titles_and_subrules_are_kept(archive) -> None:
+    """Chapter titles and subrules are kept per archive stamp: the next read after an edit
+    (a maintainer's, committed by any process) has the new text."""
+
+    def current(number: str) -> RuleVersion:
+        lineage = RuleNumber.objects.as_of(RECENT).get(number=number).lineage_id
+        return RuleVersion.objects.as_of(RECENT).get(lineage_id=lineage)
+
+    assert selectors.chapter_titles(["702"], RECENT) == {"702": "Keyword Abilities"}
+    before = {s.number: s.texts["en"] for s in selectors.subrules_of(["702.19"], RECENT)["702.19"]}
+    editing.edit_rule_version(version=current("702"), user="t", text_en="Keyword Abilities II")
+    editing.edit_rule_version(version=current("702.19b"), user="t", text_en="Trample, edited.")
+    assert selectors.chapter_titles(["702", "999"], RECENT) == {"702": "Keyword Abilities II"}
+    after = {s.number: s.texts["en"] for s in selectors.subrules_of(["702.19"], RECENT)["702.19"]}
+    assert after == {**before, "702.19b": "Trample, edited."}
 
 
 def test_only_heading_rules_get_a_definition(search_index) -> None:
