@@ -86,6 +86,10 @@ QUERIES = [
     ),
     Or([And([Term("body_en", "lethal"), Term("body_en", "damag")]), Term("body_en", "blocker")]),
     Phrase("body_en", ["lethal", "damag"]),
+    Phrase("body_en", ["copi", "copi"], boost=2.0),  # a word twice: two positions in a row
+    Phrase("extra_en", ["stack", "spell", "copi"]),
+    Phrase("body_en", ["stack", "nothing-like-this"]),
+    Phrase("title_en", ["triggered", "ability"], boost=4.0),
     Or([Term("body_en", "trampl")], boost=3.0),  # a lone child: Whoosh ignores the boost
     And([Term("body_en", "stack"), Term("body_en", "spell")], boost=2.0),
     Or([Term("body_en", "stack"), Term("body_en", "spell"), Term("body_en", "copi")], minmatch=2),
@@ -115,6 +119,26 @@ def test_terms_are_scored_from_their_posting_blocks_as_whoosh_scores_them(search
         theirs = _whoosh(searcher, query)
         assert dict(zip(fast[0].tolist(), fast[1].tolist(), strict=True)) == pytest.approx(theirs)
         assert len(theirs) > 0
+
+
+@pytest.mark.parametrize("field", ["title_en", "body_en", "extra_en"])
+def test_phrases_are_scored_from_their_posting_blocks_as_whoosh_scores_them(searcher, field):
+    """Every phrase of two and three words (repeats too) that the generated texts hold: the
+    same documents and scores as Whoosh's phrase matcher, across segments and deletions."""
+    lengths = postings.Lengths(searcher)
+    texts = sorted({t.text for word in WORDS for t in searcher.schema[field].analyzer(word)})
+    phrases = [[a, b] for a in texts for b in texts] + [[a, b, a] for a in texts for b in texts]
+    matched = 0
+    for words in phrases:
+        query = Phrase(field, words, boost=1.5)
+        fast = postings.score_phrase(searcher, query, lengths)
+        assert fast is not None, query
+        theirs = _whoosh(searcher, query)
+        assert dict(zip(fast[0].tolist(), fast[1].tolist(), strict=True)) == pytest.approx(
+            theirs, rel=1e-12
+        ), query
+        matched += bool(theirs)
+    assert matched > len(phrases) // 4  # most phrases occur somewhere: the test compares
 
 
 def test_top_orders_by_score_then_document_number() -> None:

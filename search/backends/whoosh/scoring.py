@@ -98,9 +98,11 @@ class LeafCache:
         return out
 
     def _score(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
-        """Every match of one leaf with its score, as Whoosh computes it: a term from its
-        posting blocks (see postings), anything else by Whoosh's own matcher."""
+        """Every match of one leaf with its score, as Whoosh computes it: a term or a phrase
+        from its posting blocks (see postings), anything else by Whoosh's own matcher."""
         fast = postings.score_term(self.searcher, query, self._lengths)
+        if fast is None:
+            fast = postings.score_phrase(self.searcher, query, self._lengths)
         if fast is not None:
             return fast
         ids: list[int] = []
