@@ -119,8 +119,6 @@ class LeafCache:
 def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
     """A boolean array of the documents `query` matches and an array of their scores, both
     indexed by document number (scores outside the matches are meaningless)."""
-    # Exact types: subclasses (Ordered is an And) and options (Or's minmatch and scale) mean
-    # something else, so such a query is a leaf, matched and scored by Whoosh as a whole.
     kind = type(query)
     if kind is AndNot:
         mask, scores = evaluate(query.a, cache)
@@ -129,23 +127,27 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
         return mask, scores * query.boost if query.boost != 1.0 else scores
     if kind is AtLeast:
         return _at_least(query, cache)
-    if kind is And or (kind is Or and not query.minmatch and query.scale is None):
+    if _compound(query):
         subs = query.subqueries
         if not subs:
             return np.zeros(cache.size, dtype=bool), np.zeros(cache.size)
         if len(subs) == 1:  # Whoosh matches a lone child as itself, its parent's boost unused
             return evaluate(subs[0], cache)
-        mask, scores = None, np.zeros(cache.size)
+        # How many children each document matches; scores summed child by child, in order.
+        # A leaf child adds at its own matches only: no array as long as the index for it.
+        count = np.zeros(cache.size, dtype=np.int16)
+        scores = np.zeros(cache.size)
         for sub in subs:  # one child at a time: a long query must not hold them all
-            sub_mask, sub_scores = evaluate(sub, cache)
-            # A compound child's scores outside its matches are partial sums: count only matches.
-            scores += np.where(sub_mask, sub_scores, 0.0)
-            if mask is None:
-                mask = sub_mask
-            elif kind is And:
-                mask &= sub_mask
+            if _compound(sub):
+                sub_mask, sub_scores = evaluate(sub, cache)
+                # A compound child's scores outside its matches are partial sums: only matches.
+                np.add(scores, sub_scores, out=scores, where=sub_mask)
+                count += sub_mask
             else:
-                mask |= sub_mask
+                ids, leaf_scores = cache.leaf(sub)
+                scores[ids] += leaf_scores  # a leaf's document numbers are distinct
+                count[ids] += 1
+        mask = count == len(subs) if kind is And else count > 0
         return mask, scores * query.boost if query.boost != 1.0 else scores
     ids, leaf_scores = cache.leaf(query)
     mask = np.zeros(cache.size, dtype=bool)
@@ -153,6 +155,16 @@ def evaluate(query: Query, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
     scores = np.zeros(cache.size)
     scores[ids] = leaf_scores
     return mask, scores
+
+
+def _compound(query: Query) -> bool:
+    """Whether a query is combined here from its children, not matched as a leaf. Exact
+    types: subclasses (Ordered is an And) and options (Or's minmatch and scale) mean something
+    else, so such a query is a leaf, matched and scored by Whoosh as a whole."""
+    kind = type(query)
+    if kind is And or kind is AndNot or kind is AtLeast:
+        return True
+    return kind is Or and not query.minmatch and query.scale is None
 
 
 def _at_least(query: AtLeast, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]:
@@ -166,9 +178,9 @@ def _at_least(query: AtLeast, cache: LeafCache) -> tuple[np.ndarray, np.ndarray]
         # A word's share of the coordination is its rarity (its idf), not one in n: matching
         # "goad" counts for more than matching "player".
         idf = np.log(cache.size / (1.0 + np.count_nonzero(sub_mask))) + 1.0
-        weight += np.where(sub_mask, idf, 0.0)
+        np.add(weight, idf, out=weight, where=sub_mask)
         total += idf
-        scores += np.where(sub_mask, sub_scores, 0.0)
+        np.add(scores, sub_scores, out=scores, where=sub_mask)
     scores *= (weight / max(total, 1e-9)) ** COORDINATION
     return count >= query.minimum, scores * query.boost if query.boost != 1.0 else scores
 
