@@ -62,7 +62,13 @@ class IndexStats:
 
 
 class SearchUnavailable(RuntimeError):
-    """No index has been built yet (or it cannot be read)."""
+    """No index has been built yet (or it cannot be read). `building`: a first build is
+    running, so the index is coming (what a first `make run` shows for a minute or two), not
+    a fault an operator must see to."""
+
+    def __init__(self, message: str, *, building: bool = False) -> None:
+        super().__init__(message)
+        self.building = building
 
 
 class SearchBackend(ABC):

@@ -145,7 +145,9 @@ def search(
         if not out.results.total:
             out.suggestions = backend.suggest(parsed.text, limit=8, release=date)
     except SearchUnavailable as exc:
-        log.warning("search unavailable: %s", exc)
+        # A first build under way is progress, said once by the worker; anything else is
+        # an operator's problem.
+        (log.info if exc.building else log.warning)("search unavailable: %s", exc)
         out.unavailable = True
         page_cache.do_not_store()  # the index will come: this answer must not stay
     _decorate(out.results.hits, out)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -106,7 +108,7 @@ def test_the_demo_card_only_where_the_shared_cards_are_absent(tmp_path: Path) ->
 
 
 def test_a_first_load_can_leave_the_index_to_the_worker_while_the_site_answers(
-    tmp_path: Path, client
+    tmp_path: Path, client, caplog
 ) -> None:
     """make run: load_site_data --index-in-background, then index_worker --build-missing."""
     from django.core.management import call_command
@@ -114,6 +116,7 @@ def test_a_first_load_can_leave_the_index_to_the_worker_while_the_site_answers(
 
     from search.backend import get_backend
 
+    caplog.set_level(logging.INFO, logger="kb.sitesearch.service")
     with override_settings(KB_SEARCH_AUTO_DRAIN=True, KB_INDEX_DIR=tmp_path / "index"):
         out = run(
             "load_site_data", "--data-dir", str(tmp_path / "nothing"), "--index-in-background"
@@ -123,6 +126,21 @@ def test_a_first_load_can_leave_the_index_to_the_worker_while_the_site_answers(
         page = client.get("/en/search/", {"q": "activated ability"})
         assert page.status_code == 200 and b"not built yet" in page.content
         assert client.get("/en/rules/602/").status_code == 200
+        # Nothing building: an operator must hear of it. A build under way is progress.
+        assert [r.levelname for r in caplog.records if "unavailable" in r.message] == ["WARNING"]
+        folder = get_backend().folder
+        building = folder.new_folder(building=True)  # as rebuild_index marks its folder
+        caplog.clear()
+        client.get("/en/search/", {"q": "activated ability"})
+        assert [r.levelname for r in caplog.records if "being built" in r.message] == ["INFO"]
+        gone = subprocess.Popen(["true"])
+        gone.wait()  # its process number is free: a killed build's marker
+        (folder.root / building / "BUILDING").write_text(str(gone.pid))
+        assert folder.unfinished() == [building] and not folder.building()
+        caplog.clear()
+        client.get("/en/search/", {"q": "activated ability"})
+        assert [r.levelname for r in caplog.records if "unavailable" in r.message] == ["WARNING"]
+        folder.discard(building)
         call_command("index_worker", "--once", "--build-missing", verbosity=0)
         page = client.get("/en/search/", {"q": "activated ability"})
         assert page.status_code == 200 and b"not built yet" not in page.content

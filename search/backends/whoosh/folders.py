@@ -123,6 +123,20 @@ class LiveFolder:
             p.parent.name for p in self.root.glob(f"ix-*/{_BUILDING_FILE}") if p.parent.name != live
         )
 
+    def building(self) -> bool:
+        """Whether a build is running on this machine: an unfinished folder whose builder's
+        process is alive (a killed build's folder says nothing is coming)."""
+        for name in self.unfinished():
+            try:
+                pid = int((self.root / name / _BUILDING_FILE).read_text())
+                os.kill(pid, 0)
+            except PermissionError:
+                return True  # alive, another user's
+            except (OSError, ValueError):
+                continue  # gone, unreadable, or no process by that number
+            return True
+        return False
+
     def remove_unfinished(self) -> list[str]:
         """Remove what killed rebuilds left: their folders and pointer files never swapped in.
         Only safe while holding the writer lock (no build is running then)."""

@@ -72,6 +72,10 @@ class Searchers:
         """The process's searcher, refreshed when the index changed (cheap when it did not)."""
         with self._lock:
             if not self.folder.exists():
+                if self.folder.building():
+                    raise SearchUnavailable(
+                        f"the search index in {self.folder.root} is being built", building=True
+                    )
                 raise SearchUnavailable(
                     f"no search index in {self.folder.root} (run rebuild_index)"
                 )
