@@ -69,15 +69,7 @@ def bridge(backend, groups: list[Group], date: dt.date, names: dict[str, object]
     for key, count in sorted(found.items(), key=lambda kv: -kv[1])[:5]:
         if count < needed or key == folded_typed or all(is_stop_word(w) for w in key.split()):
             continue
-        everywhere = backend.search(
-            SearchRequest(
-                groups=(Group((Phrase(key) if " " in key else Word(key),)),),
-                kinds=("card",),
-                lang="en",
-                per_page=1,
-                snippets=False,
-            )
-        ).total
+        everywhere = _cards_with(backend, key)
         if not everywhere:
             continue  # words the English fields do not index: no rate to compare with
         lift = (count / len(sample.hits)) / max(everywhere / cards, 1e-9)
@@ -99,12 +91,33 @@ def _matcher(keys: tuple[str, ...]) -> re.Pattern:
     return re.compile(r"\b(" + "|".join(re.escape(k) for k in keys if k) + r")\b")
 
 
+#: How long the card counts below are kept: they make rates, not exact figures.
+COUNTS_TTL = 600
+
 _CARDS: dict[str, float] = {}
 
 
 def _card_count(backend) -> int:
     """Cards in the index, re-read every ten minutes (a rate, not an exact figure)."""
     now = time.monotonic()
-    if not _CARDS or now - _CARDS["at"] > 600:
+    if not _CARDS or now - _CARDS["at"] > COUNTS_TTL:
         _CARDS.update(at=now, n=max(1, backend.stats().by_kind.get("card", 0)))
     return int(_CARDS["n"])
+
+
+def _cards_with(backend, key: str) -> int:
+    """Cards whose English texts hold a rules term, kept like the card count: a French query
+    weighs up to five terms, each a search of its own (a third of its time)."""
+    return _counted(backend, key, int(time.monotonic() // COUNTS_TTL))
+
+
+@lru_cache(maxsize=2048)
+def _counted(backend, key: str, period: int) -> int:
+    request = SearchRequest(
+        groups=(Group((Phrase(key) if " " in key else Word(key),)),),
+        kinds=("card",),
+        lang="en",
+        per_page=1,
+        snippets=False,
+    )
+    return backend.search(request).total
