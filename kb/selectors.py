@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from django.db import connection
+from django.db import connection, connections, router
 from django.db.models import F, Q, QuerySet
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
@@ -109,7 +109,7 @@ class Releases:
         edit in this process forgets it at once (`forget_releases`). Every page needs the
         list, and building it cost 2 ms a request (the stamp is plain SQL: compiling it as a
         queryset cost ten times its run)."""
-        with connection.cursor() as cursor:
+        with connections[router.db_for_read(Release)].cursor() as cursor:  # as the rows below
             cursor.execute(_releases_stamp_sql())
             stamp = cursor.fetchone()
         key = (tuple(stamp), int(time.monotonic() // RELEASES_TTL))

@@ -6,7 +6,7 @@ it rather than expire, so a maintainer's edit shows at once in every process.
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connection, connections, router
 
 from .models import GlossaryVersion, ImportRecord, Release, RuleVersion
 
@@ -15,8 +15,10 @@ def archive_generation() -> str:
     """Changes whenever a release is imported, replaced or removed, or a maintainer edits a
     text (keys diff and page caches: a cached page must never show a text as it was before an
     edit). One query: the releases' count and last import, the last import record, the latest
-    rule and glossary edits (indexed lookups)."""
-    with connection.cursor() as cursor:
+    rule and glossary edits (indexed lookups). Read where the archive's reads go (a read
+    replica, config.routers): a stamp taken from the primary while a lagging replica answers
+    would keep the replica's old rows under the new stamp."""
+    with connections[router.db_for_read(Release)].cursor() as cursor:
         cursor.execute("SELECT " + archive_state_sql())
         return "-".join(map(str, cursor.fetchone()))
 
