@@ -24,16 +24,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Case, F, Q, QuerySet, TextField, Value, When
+from django.db.models import Case, F, Min, Q, QuerySet, TextField, Value, When
 from django.utils.safestring import SafeString
 
 from .crtext.typography import fold
 from .diffing import word_diff
 from .models import Anomaly, Example, Release, RuleNumber, RuleVersion
 from .models.versioning import FrenchStatus, row_valid_on, valid_on
+from .stamps import archive_generation
 
 MISSING = "missing"
 STALE = "stale"
@@ -234,8 +236,38 @@ def french_states(
     if not shown:
         return {}
     english = {_get(v, "id"): _get(v, "text_en") or "" for v in versions} if texts else {}
-    by_lineage = _by_lineage(_rows(set(shown.values()), date, texts))
-    return _states(shown, by_lineage, english)
+    since = _french_since(archive_generation())
+    with_french = {
+        vid: lineage
+        for vid, lineage in shown.items()
+        if lineage in since and since[lineage] <= date
+    }
+    found = {}
+    if with_french:
+        by_lineage = _by_lineage(_rows(set(with_french.values()), date, texts))
+        found = _states(with_french, by_lineage, english)
+    out = {}
+    for vid, lineage in shown.items():
+        if vid not in found:  # no French up to `date` in its lineage: missing, no query needed
+            found[vid] = FrenchText(MISSING, shown_english=english.get(vid, ""))
+            found[vid].lineage_id = lineage
+        out[vid] = found[vid]
+    return out
+
+
+@lru_cache(maxsize=2)
+def _french_since(generation: str) -> dict[int, dt.date]:
+    """Each lineage holding a French text, with the first release it holds one in; kept until
+    the archive changes (every French import and edit changes its stamp). Most rules have no
+    French: a rule page then needs no French query at all (it cost about 2 ms a page)."""
+    rows = (
+        QuerySet(model=RuleVersion)
+        .filter(text_fr__gt="")
+        .values_list("lineage_id")
+        .annotate(first=Min("valid_from"))
+        .order_by()
+    )
+    return dict(rows)
 
 
 def release_french_states(date: dt.date, *, texts: bool = False) -> dict[int, FrenchText]:

@@ -236,3 +236,28 @@ def test_glossary_entries_and_histories_have_a_whole_citation(client: Client) ->
     assert re.search(cite, history).group(1) == (
         f"CR 602.2a, historique ({date}) http://testserver/fr/{date}/rules/602.2a/history/"
     )
+
+
+def test_headings_and_neighbours_follow_an_edit_at_once(client: Client) -> None:
+    """A rule page's section and chapter headings, the rule above a subrule and the previous
+    and next links come from tables kept per release and archive state (kb.selectors): a
+    maintainer's edit of a chapter's title shows on the next page read."""
+    from kb import editing
+    from kb.models import Release, RuleVersion
+
+    date = Release.objects.latest("effective_date").effective_date
+    page = client.get("/en/rules/702.19b/").content.decode()
+    crumbs = page[page.index('<nav class="breadcrumbs"') :]
+    crumbs = crumbs[: crumbs.index("</nav>")]
+    assert '7. <span lang="en">Additional Rules</span>' in crumbs, crumbs
+    assert '702. <span lang="en">Keyword Abilities</span>' in crumbs
+    assert '<a href="/en/rules/702.19/">702.19</a>' in crumbs  # the rule above the subrule
+    assert '<a rel="prev" href="/en/rules/702.19a/">' in page
+    assert '<a rel="next" href="/en/rules/702.19c/">' in page
+    chapter = RuleVersion.objects.as_of(date).get(lineage__numbers__number="702")
+    editing.edit_rule_version(version=chapter, user="t", text_en="Keyword Abilities (edited)")
+    for url in ("/en/rules/702.19b/", "/en/rules/702.19/"):
+        assert (
+            '702. <span lang="en">Keyword Abilities (edited)</span>'
+            in client.get(url).content.decode()
+        )
