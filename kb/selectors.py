@@ -311,6 +311,15 @@ def _by_number(entries: Iterable[Entry]) -> dict[str, tuple[Entry, ...]]:
     return out
 
 
+def sections_and_chapters(date: dt.date) -> dict[str, Entry]:
+    """Every section and chapter on `date` by number (the last of a duplicated number, as a
+    dict built from `contents` would keep), from the table kept per archive state: not to be
+    changed by the caller (diffs title their items with them)."""
+    return {
+        n: entries[-1] for n, entries in _sections_and_chapters(date, archive_generation()).items()
+    }
+
+
 @lru_cache(maxsize=128)
 def _sections_and_chapters(date: dt.date, generation: str) -> dict[str, tuple[Entry, ...]]:
     return _by_number(contents(date))

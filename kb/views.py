@@ -482,7 +482,7 @@ def _diff_content(
         shown = page.items if page else []
         terms = page.terms if page else []
     # Sections and chapters titled like the rule pages (entry_title: French under /fr/).
-    headings = {e.number: e for e in selectors.contents(b.effective_date)}
+    headings = selectors.sections_and_chapters(b.effective_date)
     render_item_diffs(shown, terms, fold_typography=fold)
     a_prefix = reverse("kb:rule", args=[a.effective_date.isoformat(), "0"])[:-2]
     b_prefix = reverse("kb:rule", args=[b.effective_date.isoformat(), "0"])[:-2]
