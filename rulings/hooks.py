@@ -27,7 +27,7 @@ from . import exporting
 from .models import Card, LinkKind, Ruling, RulingLink
 from .rendering import rulings_html
 from .ruling_context import ruling_views
-from .selectors import rulings_above, rulings_on
+from .selectors import link_counts, rulings_above, rulings_on
 
 PER_PAGE = 20
 
@@ -36,10 +36,13 @@ PER_PAGE = 20
 def rulings_on_this_rule(page: RulePage) -> Panel | None:
     """Rulings linked to the rule's lineage, newest first, paginated (constant queries), and
     links to those of the rule and chapter above it."""
-    current, rulings = rulings_on(page.lineage_id, page.request.GET.get("rulings", "1"), PER_PAGE)
+    counts = link_counts()
+    current, rulings = rulings_on(
+        page.lineage_id, page.request.GET.get("rulings", "1"), PER_PAGE, counts
+    )
     above = [
         {"number": n, "count": count, "kind": kind_of(n), "url": _rule_url(page, n)}
-        for n, count in rulings_above(page.number, page.release.effective_date)
+        for n, count in rulings_above(page.number, page.release.effective_date, counts)
     ]
     if current.paginator.count == 0 and not above:
         return None

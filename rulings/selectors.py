@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TypeVar
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 
 from kb.crtext.numbers import ancestors_of, kind_of
-from kb.models.versioning import valid_on
+from kb.selectors import headings
+from kb.stamps import archive_generation
 
+from . import stamp
 from .headings import heading_title
 from .models import Card, LinkKind, Ruling, RulingLink
 
 T = TypeVar("T")
 
 
-def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list[Ruling]]:
+def rulings_on(
+    lineage_id: int, page: object, per_page: int, counts: dict[int, int] | None = None
+) -> tuple[Page, list[Ruling]]:
     """A page of the rulings linked to a lineage (rejected links excluded), newest first.
 
     Read from the links (one per ruling and lineage, each carrying the ruling's date) along
     an index: no DISTINCT, no join before the page is cut, whatever the rule's thousands.
+    Their number comes from `link_counts` (`counts`, where the caller has it: no COUNT).
     """
     links = (
         RulingLink.objects.filter(lineage_id=lineage_id)
@@ -31,28 +38,57 @@ def rulings_on(lineage_id: int, page: object, per_page: int) -> tuple[Page, list
         .order_by("-date", "ruling_id")
         .select_related("ruling__card")
     )
-    current = Paginator(links, per_page).get_page(page)
+    sized = _Sized(links, (link_counts() if counts is None else counts).get(lineage_id, 0))
+    current = Paginator(sized, per_page).get_page(page)
     return current, [link.ruling for link in current.object_list]
 
 
-def rulings_above(number: str, date: object) -> list[tuple[str, int]]:
+class _Sized:
+    """A queryset whose length is known already: the paginator slices it, never counts it."""
+
+    def __init__(self, queryset: QuerySet, count: int) -> None:
+        self.queryset, self.count_known = queryset, count
+
+    def __len__(self) -> int:
+        return self.count_known
+
+    def __getitem__(self, index: slice) -> list:
+        return list(self.queryset[index]) if self.count_known else []
+
+
+def rulings_above(
+    number: str, date: dt.date, counts: dict[int, int] | None = None
+) -> list[tuple[str, int]]:
     """(number, rulings linked to it) for the rule and chapter above a subrule, nearest
     first, those that have any: many rulings are linked at the chapter ("602") or the rule
-    ("702.19"), and a reader on 602.2a should reach them. One query."""
+    ("702.19"), and a reader on 602.2a should reach them. From the headings and link counts
+    kept per data state: no query of its own."""
     above = [n for n in ancestors_of(number) if kind_of(n) != "section"]
     if not above:
         return []
-    counts = (
-        RulingLink.objects.filter(
-            valid_on(date, prefix="lineage__numbers__"), lineage__numbers__number__in=above
-        )
-        .exclude(kind=LinkKind.REJECTED)
-        .values("lineage__numbers__number")
-        .annotate(n=Count("id"))
-        .values_list("lineage__numbers__number", "n")
-    )
-    found = dict(counts)
+    counts = link_counts() if counts is None else counts
+    found: dict[str, int] = defaultdict(int)
+    for heading in headings(number, date):
+        found[heading.number] += counts.get(heading.lineage_id, 0)
     return [(n, found[n]) for n in above if found.get(n)]
+
+
+def link_counts() -> dict[int, int]:
+    """Links per lineage, rejected ones left out: every rule page shows its own count and the
+    counts above it. Kept per process until cards, rulings, links or the archive change."""
+    return _link_counts(stamp.exact(), archive_generation())
+
+
+@lru_cache(maxsize=2)
+def _link_counts(data: tuple[object, ...], archive: str) -> dict[int, int]:
+    rows = (
+        RulingLink.objects.exclude(kind=LinkKind.REJECTED)
+        .order_by()
+        .values("lineage_id")
+        .annotate(n=Count("id"))
+        .values_list("lineage_id", "n")
+    )
+    return dict(rows)
 
 
 def cards_by_id(ids: Iterable[int]) -> dict[int, Card]:

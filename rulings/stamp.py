@@ -9,7 +9,9 @@ already keeps every process from serving a page as it was before.
 
 from __future__ import annotations
 
-from django.db import transaction
+import functools
+
+from django.db import connection, connections, router, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -32,6 +34,22 @@ def bump(**_signal_kwargs: object) -> None:
 def query() -> QuerySet:
     """The stamp's query (one primary-key read; no row before any card was written)."""
     return DataStamp.objects.filter(pk=STAMP_ID).values_list("counter")
+
+
+def exact() -> tuple[object, ...]:
+    """(counter, changed_at), read where the page's reads go (a replica): what caches of this
+    app's data key on. The time as well as the counter: a rolled-back write takes its
+    counter back, and the next write would bring the same counter with other data."""
+    with connections[router.db_for_read(DataStamp)].cursor() as cursor:
+        cursor.execute(_exact_sql())
+        return tuple(cursor.fetchone() or (0, None))
+
+
+@functools.lru_cache(maxsize=1)
+def _exact_sql() -> str:
+    """Written once: compiling the queryset cost more than running it."""
+    table = connection.ops.quote_name(DataStamp._meta.db_table)
+    return f"SELECT counter, changed_at FROM {table} WHERE id = {STAMP_ID}"
 
 
 def current() -> int:

@@ -9,6 +9,7 @@ text is put back through the same service and drained again."""
 
 from __future__ import annotations
 
+import re
 from html import unescape
 
 import pytest
@@ -17,6 +18,7 @@ from django.db.models import Count
 from django.test import Client
 from django.urls import reverse
 
+from kb.models import RuleNumber
 from rulings.corrections import save_card, save_ruling
 from rulings.models import Card, LinkKind, Ruling, RulingLink
 from search.indexing import drain
@@ -113,3 +115,48 @@ def test_a_card_french_name_edit_shows_on_its_pages(
         save_card(card=card, changed=["name_fr"])
         drain()
     assert MARK not in cached_read(french_url)
+
+
+def test_a_rejected_link_leaves_its_rules_counts_at_once(
+    cards, django_capture_on_commit_callbacks
+) -> None:
+    """The rulings panel's counts (the rule's own, and those of the rule and chapter above a
+    subrule) are kept per data state (rulings.selectors.link_counts): a maintainer's decision
+    moves them on the next read."""
+    from rulings.corrections import decide_links
+
+    link = (
+        RulingLink.objects.exclude(kind=LinkKind.REJECTED)
+        .filter(current_number__regex=r"^\d{3}\.\d+$", ruling__missing=False)
+        .order_by("id")
+        .first()
+    )
+    rule = link.current_number
+    subrule = RuleNumber.objects.filter(
+        valid_to__isnull=True, kind="subrule", number__startswith=f"{rule}a"
+    ).first()
+    shown = RulingLink.objects.exclude(kind=LinkKind.REJECTED).filter(lineage_id=link.lineage_id)
+    before = shown.count()
+
+    def counts() -> tuple[str, str]:
+        title = re.search(r'<h2 id="rulings-title">(.*?)</h2>', cached_read(f"/en/rules/{rule}/"))
+        above = ""
+        if subrule is not None:
+            page = cached_read(f"/en/rules/{subrule.number}/")
+            found = re.search(rf"(\d+) rulings? on rule {re.escape(rule)}\b", page)
+            above = found.group(1) if found else "0"
+        return unescape(title.group(1)), above
+
+    assert counts() == (
+        f"{before} ruling{'s' if before > 1 else ''} on this rule",
+        str(before) if subrule is not None else "",
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert decide_links(links=[link], kind=LinkKind.REJECTED) == 1
+    after = before - 1
+    own = (
+        f"{after} ruling{'s' if after > 1 else ''} on this rule"
+        if after
+        else "No ruling is linked to this rule itself"
+    )
+    assert counts() == (own, (str(after) if after else "0") if subrule is not None else "")
