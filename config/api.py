@@ -30,7 +30,10 @@ class API(NinjaAPI):
         schema.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR
         for path in schema["paths"].values():
             for operation in path.values():
-                if operation.get("parameters") and "400" not in operation["responses"]:
+                # ninja keys the codes an operation declares by number (400), JSON by text:
+                # both count, or the schema would hold "400" twice (Swagger UI then refuses it).
+                declared = {str(code) for code in operation["responses"]}
+                if operation.get("parameters") and "400" not in declared:
                     operation["responses"]["400"] = {
                         "description": "Bad Request: a malformed parameter",
                         "content": {

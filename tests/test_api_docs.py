@@ -28,6 +28,15 @@ def test_api_docs_load_swagger_ui_from_the_sites_static_files() -> None:
     schema = Client().get(config["url"])
     assert config["url"] == "/api/openapi.json" and schema.status_code == 200
     assert "/api/v1/search" in schema.json()["paths"]
+    # No key twice in one object: Python's reader keeps the last, Swagger UI's YAML parser
+    # refuses the whole schema ("duplicated mapping key": no operation shown).
+    json.loads(schema.content, object_pairs_hook=_no_duplicate_keys)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [key for key, _ in pairs]
+    assert len(keys) == len(set(keys)), f"duplicate keys: {sorted(keys)}"
+    return dict(pairs)
 
 
 def test_the_favicon_is_linked_and_answers() -> None:

@@ -110,3 +110,20 @@ def test_the_citation_shows_whole_with_copy_beside_it(browser, server_url, width
     button = page.locator(".cite button.copy").bounding_box()
     assert abs(button["y"] - box["y"]) < 6 and button["x"] >= box["x"] + box["width"] - 1
     context.close()
+
+
+def test_the_api_docs_show_every_operation_offline(page, server_url) -> None:
+    """Swagger UI from the site's own static files renders the schema: its operations are
+    listed and nothing is fetched from another site (a schema it cannot parse shows an error
+    and no operation)."""
+    outside: list[str] = []
+    page.on(
+        "request", lambda r: outside.append(r.url) if not r.url.startswith(server_url) else None
+    )
+    page.goto(server_url + "/api/docs")
+    expect(page.locator(".opblock").first).to_be_visible(timeout=15_000)
+    assert page.locator(".opblock").count() >= 10
+    expect(page.get_by_text("/api/v1/search", exact=True).first).to_be_visible()
+    assert not page.get_by_text("Unable to render this definition").count()
+    assert outside == []
+    shot(page, "api-docs")
