@@ -34,8 +34,8 @@ chromium:
 # A first search index is built by index_worker while the server already answers (the search
 # page says so until it is ready); the worker then applies later changes (admin edits) that a
 # busy index writer left in the outbox, and stops with the server.
-run: install
-	$(PYTHON) manage.py migrate --noinput
+run: $(VENV)/.installed
+	$(PYTHON) manage.py migrate --noinput -v 0
 	$(PYTHON) manage.py load_site_data --index-in-background
 	$(PYTHON) manage.py index_worker --build-missing & WORKER=$$!; \
 	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
@@ -46,7 +46,7 @@ run: install
 # DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; loads no data (`make run` or load_site_data does).
 WORKERS ?= 2
 HOST ?= 127.0.0.1
-serve: install
+serve: $(VENV)/.installed
 	@DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) -m config.preflight
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py migrate --noinput -v 0
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py collectstatic --noinput -v 0

@@ -271,3 +271,26 @@ def test_static_files_are_served_hashed_compressed_and_cached_forever(
             r"/static/favicon\.[0-9a-f]{12}\.svg", favicon.url
         )
         assert client.get(favicon.url, secure=True).status_code == 200
+
+
+# A request naming a host the site does not serve, through the production settings' logging.
+_UNKNOWN_HOST = """
+import django
+django.setup()
+from django.test import Client
+answer = Client().get("/en/", HTTP_HOST="scanner.example.net")
+print(answer.status_code)
+"""
+
+
+def test_an_unknown_host_is_logged_in_one_line(tmp_path: Path) -> None:
+    """A 400, and one log line naming the host (scanners send many: no traceback each)."""
+    done = _python("-c", _UNKNOWN_HOST, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["400"]
+    lines = [line for line in done.stderr.splitlines() if "scanner.example.net" in line]
+    assert lines == [
+        "Invalid HTTP_HOST header: 'scanner.example.net'. You may need to add "
+        "'scanner.example.net' to ALLOWED_HOSTS."
+    ]
+    assert "Traceback" not in done.stderr, done.stderr

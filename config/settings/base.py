@@ -221,4 +221,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("KB_LOG_LEVEL", "WARNING")},
+    # Django's own records go to the root's handler only: its default console handler (on
+    # under DEBUG) printed each of them a second time ("Not Found: …" twice under runserver).
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }

@@ -10,7 +10,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import MIDDLEWARE
+from .base import LOGGING, MIDDLEWARE
 
 DEBUG = False
 
@@ -78,4 +78,15 @@ MIDDLEWARE = [
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# A Host outside DJANGO_ALLOWED_HOSTS answers 400; the log says so in one line, without the
+# traceback Django attaches (config.logfilters).
+LOGGING = {
+    **LOGGING,
+    "filters": {"without_traceback": {"()": "config.logfilters.WithoutTraceback"}},
+    "loggers": {
+        **LOGGING.get("loggers", {}),
+        "django.security.DisallowedHost": {"filters": ["without_traceback"]},
+    },
 }

@@ -236,3 +236,19 @@ def test_replacing_a_release_in_the_middle(tmp_path: Path) -> None:
     )
     importer.import_document(parse_text(text), checksum=text_checksum(text), replace=True)
     assert snapshot() == original
+
+
+def test_the_progress_bar_redraws_one_line() -> None:
+    """The bar over the releases is drawn on stderr's own stream: through Django's wrapper,
+    which ends every write with a newline, each redraw was a line (a hundred on a first
+    `make run`)."""
+    import io
+
+    from django.core.management import call_command
+
+    clear_archive()
+    err = io.StringIO()
+    call_command("import_rules", str(DEMO), stdout=io.StringIO(), stderr=err)
+    drawn = err.getvalue()
+    assert "release" in drawn and drawn.count("\r") >= 2, drawn  # drawn, and redrawn
+    assert drawn.count("\n") <= 1, drawn

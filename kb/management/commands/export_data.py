@@ -35,7 +35,9 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         verbosity = opts["verbosity"]
         total = Release.objects.count() + len(hooks.export_parts())
-        bar = tqdm(total=total, unit="file", disable=verbosity < 1 or total < 2, file=self.stderr)
+        bar = tqdm(
+            total=total, unit="file", disable=verbosity < 1 or total < 2, file=self.stderr._out
+        )
 
         def progress(line: str) -> None:
             bar.update(1)

@@ -99,8 +99,10 @@ class Command(BaseCommand):
         importer = Importer(user=_user())
         errors: list[str] = []
         done = {"created": 0, "replaced": 0, "unchanged": 0}
+        # The raw stream: Django's wrapper ends every write with a newline, which turned each
+        # redraw of the bar into a line of its own (a hundred on a first `make run`).
         bar = tqdm(
-            total=total, unit="release", disable=verbosity < 1 or total < 2, file=self.stderr
+            total=total, unit="release", disable=verbosity < 1 or total < 2, file=self.stderr._out
         )
         try:
             for parsed in parse_ahead(read_sources(opts["sources"])):
