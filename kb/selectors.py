@@ -30,6 +30,7 @@ from config import languages
 from kb.crtext.numbers import ancestors_of, kind_of, parent_of, sort_key
 from search.analysis import fold
 
+from . import glosses
 from .archive.texts import analyse
 from .french_status import FrenchText
 from .models import (
@@ -235,13 +236,20 @@ def _entries(qs: QuerySet[RuleVersion]) -> list[Entry]:
 
 
 def attach_french(entries: Iterable[Entry]) -> None:
-    """Give keyword rules their French name from the EN↔FR vocabulary (one query): no French
+    """Give keyword rules their French name from the EN↔FR vocabulary (no query): no French
     CR exists, so the name mined from bilingual cards is what a French reader can go by."""
-    entries = list(entries)
-    terms = VocabularyTerm.objects.shown().filter(lineage_id__in={e.lineage_id for e in entries})
-    by_lineage = {t.lineage_id: t for t in terms.order_by("kind")}
+    by_lineage = _french_names(glosses.vocabulary_stamp())
     for e in entries:
         e.french = by_lineage.get(e.lineage_id)
+
+
+@lru_cache(maxsize=2)
+def _french_names(stamp: tuple[object, ...]) -> dict[int, VocabularyTerm]:
+    """Every shown term naming a rule, by lineage (the last by kind where a rule has two),
+    kept until the vocabulary changes (glosses.vocabulary_stamp, which keys pages and their
+    glosses too): a query on every rule page cost about 1 ms. Not to be changed by callers."""
+    terms = VocabularyTerm.objects.shown().filter(lineage_id__isnull=False)
+    return {t.lineage_id: t for t in terms.order_by("kind", "id")}
 
 
 def rule_version(number: str, date: dt.date) -> RuleVersion | None:
