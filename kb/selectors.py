@@ -717,24 +717,30 @@ def chapter_titles_with_french(
     """Titles of chapters by number in the release in force on `date`, as (English, French):
     the French as the rule pages give it (kb.templatetags.kb_tags.entry_title), the French
     document's title, else the vocabulary's name of the English title ("405" -> "Pile"), ""
-    when neither is known. One query, as `chapter_titles` (the vocabulary is memoised)."""
+    when neither is known. Kept per archive state, as `chapter_titles` (the vocabulary's
+    names are memoised)."""
     from .glosses import french_title
 
     chapters = list(chapters)
     if not chapters:
         return {}
-    where = Q(lineage__numbers__number__in=chapters, lineage__numbers__kind="chapter")
-    rows = RuleVersion.objects.numbered_as_of(date, where).values_list(
-        "lineage__numbers__number", "lineage_id", "text_en", "text_fr"
-    )
-    return {
-        number: (english or "", french or french_title(lineage_id, english or ""))
-        for number, lineage_id, english, french in rows
-    }
+    every = _chapter_rows(date, archive_generation())
+    out = {}
+    for number in chapters:
+        if number in every:
+            lineage_id, english, french = every[number]
+            out[number] = (english, french or french_title(lineage_id, english))
+    return out
 
 
-def vocabulary_size() -> int:
-    return VocabularyTerm.objects.count()
+@lru_cache(maxsize=8)
+def _chapter_rows(date: dt.date, generation: str) -> dict[str, tuple[int, str, str]]:
+    """Every chapter's (lineage, English title, French document's title) on `date`, kept
+    until the archive changes (a query on every search page: about 1 ms)."""
+    rows = RuleVersion.objects.numbered_as_of(
+        date, Q(lineage__numbers__kind="chapter")
+    ).values_list("lineage__numbers__number", "lineage_id", "text_en", "text_fr")
+    return {n: (lid, en or "", fr or "") for n, lid, en, fr in rows}
 
 
 # -- rule numbers typed in a search box ----------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -20,7 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import page_cache, selectors
+from kb import glosses, page_cache, selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
 from search.analysis import fold, is_stop_word, plain, stem_words
@@ -261,8 +260,10 @@ def _vocabulary(stamp: tuple) -> dict[tuple[str, ...], str]:
 
 
 def _vocabulary_now() -> dict[tuple[str, ...], str]:
-    """The vocabulary, re-read when its size changes or a minute passed (admin edits)."""
-    return _vocabulary((selectors.vocabulary_size(), int(time.monotonic() // 60)))
+    """The vocabulary, re-read when it changes (glosses.vocabulary_stamp: the pages' own key,
+    read at most every two seconds; a count of the terms on every search before, which missed
+    an edit for up to a minute)."""
+    return _vocabulary(glosses.vocabulary_stamp())
 
 
 def _expand_french(groups: list[Group], via: dict[str, str]) -> list[Group]:
