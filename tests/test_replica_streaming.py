@@ -25,7 +25,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.search.test_rebuild_killed import _manage as run_manage
 from tests.search.test_rebuild_killed import _wait
+from tests.test_worker_killed import _free_port
 
 INITDB = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
 pytestmark = [
@@ -68,12 +69,6 @@ assert text != version.text_en
 edit_rule_version(version=version, user="maintainer", text_en=text)
 print(version.pk)
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -146,14 +141,7 @@ def clusters() -> Iterator[tuple[Cluster, Cluster]]:
 
 
 def _manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_manage(env, *args)
     assert done.returncode == 0, f"manage.py {args[0]}: {done.stderr}"
     return done.stdout
 
