@@ -1,5 +1,6 @@
-"""The site's own "not found" page for every address, DEBUG or not; and "busy" (503, not 500)
-while an import holds SQLite's write lock.
+"""The site's own "not found" and "server error" pages for every address, DEBUG or not (a view's
+error under DEBUG still logs its traceback; KB_TECHNICAL_500=1 brings Django's technical page
+back for debugging); and "busy" (503, not 500) while an import holds SQLite's write lock.
 
 With DEBUG on (`make run`), Django answers an unknown address or a view's Http404 with its
 technical page, which lists every URL pattern: a reader of the development site should see the
@@ -10,14 +11,18 @@ slash-ended address where one exists.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db.utils import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.defaults import server_error
+
+logger = logging.getLogger("django.request")
 
 #: Seconds a client is asked to wait before trying again while the database is busy.
 RETRY_AFTER = 15
@@ -40,6 +45,16 @@ class SiteNotFound:
             return not_found(request, str(exception))
         if is_busy(exception):
             return busy(request)
+        if settings.DEBUG and not settings.KB_TECHNICAL_500:
+            # `make run`: the page production shows (the reader's language, the site's
+            # layout), the traceback in the console as Django would log it.
+            logger.error(
+                "Internal Server Error: %s", request.path, exc_info=exception,
+                extra={"status_code": 500, "request": request},
+            )  # fmt: skip
+            response = server_error(request)
+            response._has_been_logged = True  # Django would log it again, without traceback
+            return response
         return None
 
 

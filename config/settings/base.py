@@ -216,6 +216,10 @@ if os.environ.get("DJANGO_CACHE_BACKEND"):
 KB_SEARCH_THROTTLE = os.environ.get("KB_SEARCH_THROTTLE", "120/min") or None
 NINJA_NUM_PROXIES = int(os.environ.get("KB_NUM_PROXIES", "0"))
 
+# Under DEBUG a view's error shows the site's own 500 page (kb.error_pages), the traceback in
+# the log; 1 shows Django's technical page instead, for debugging.
+KB_TECHNICAL_500 = os.environ.get("KB_TECHNICAL_500", "") == "1"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

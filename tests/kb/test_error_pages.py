@@ -83,3 +83,31 @@ def test_a_save_after_the_view_meeting_the_lock_answers_503(client: Client, monk
 
     monkeypatch.setattr(SessionMiddleware, "process_response", broken)
     assert client.get("/en/rules/602/").status_code == 500
+
+
+def test_a_views_error_under_debug_shows_the_sites_500_page_and_logs_it(
+    client: Client,  # noqa: F811
+    monkeypatch,
+    caplog,
+    settings,
+) -> None:
+    """`make run` (DEBUG) shows the page production shows, in the reader's language; the
+    traceback goes to the log, once. KB_TECHNICAL_500 brings Django's technical page back."""
+    from kb import views
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in a view")
+
+    monkeypatch.setattr(views, "_page", broken)
+    client.raise_request_exception = False
+    settings.DEBUG = True
+    with caplog.at_level("ERROR", logger="django.request"):
+        fr = client.get("/fr/rules/602/")
+    html = fr.content.decode()
+    assert fr.status_code == 500 and "Erreur du serveur" in html and 'lang="fr"' in html
+    assert "Traceback" not in html and "a bug in a view" not in html
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and errors[0].exc_info and "/fr/rules/602/" in errors[0].getMessage()
+    settings.KB_TECHNICAL_500 = True
+    technical = client.get("/en/rules/602/")
+    assert technical.status_code == 500 and "a bug in a view" in technical.content.decode()
