@@ -208,6 +208,18 @@ if os.environ.get("DJANGO_CACHE_BACKEND"):
         "BACKEND": os.environ["DJANGO_CACHE_BACKEND"],
         "LOCATION": os.environ.get("DJANGO_CACHE_LOCATION", ""),
     }
+# The search throttle's counts (kb.sitesearch.throttling): shared by every worker, so a client
+# gets the rate it is given, not that rate times the workers: the shared default cache where
+# there is one (several nodes), else files every worker of this machine reads.
+CACHES["throttle"] = (
+    CACHES["default"]
+    if os.environ.get("DJANGO_CACHE_BACKEND")
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(VAR_DIR / "throttle"),
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    }
+)
 
 # Search throttling per client (kb/sitesearch/throttling.py), for the search page and
 # /api/v1/search: "N/s|min|hour|day", or empty for none. Counted in the default cache (per

@@ -23,6 +23,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "pages": page_cache("locmem", VAR_DIR / "test-page-cache"),
+    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "kb-t"},
 }
 # Search throttling is off in tests, except where a test turns it on.
 KB_SEARCH_THROTTLE = None

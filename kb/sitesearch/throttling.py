@@ -2,9 +2,10 @@
 
 A search is the most expensive request the site answers; a client sending them in a loop
 would slow every reader. One mechanism for both: django-ninja's cache-based throttle (a
-sliding log of the client's recent requests in the default cache), which the API uses as its
-`throttle=` and the search page calls itself. The rate comes from settings.KB_SEARCH_THROTTLE
-(read on every request, so it can be changed by a test or an override), None for none.
+sliding log of the client's recent requests in the `throttle` cache, shared by the workers),
+which the API uses as its `throttle=` and the search page calls itself. The rate comes from
+settings.KB_SEARCH_THROTTLE (read on every request, so it can be changed by a test or an
+override), None for none.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import threading
 
 from django.conf import settings
+from django.core.cache import BaseCache, caches
 from django.http import HttpRequest
 from ninja.throttling import BaseThrottle, SimpleRateThrottle
 
@@ -23,6 +25,11 @@ class _ClientLog(SimpleRateThrottle):
     """One client's recent searches (a new one per request: the throttle keeps state)."""
 
     scope = SCOPE
+
+    @property
+    def cache(self) -> BaseCache:  # type: ignore[override]
+        """The `throttle` alias (config.settings): one count per client for all workers."""
+        return caches["throttle"]
 
     def get_cache_key(self, request: HttpRequest) -> str:
         # Every client is counted, signed in or not: a search costs the same.

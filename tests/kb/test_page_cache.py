@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache, caches
+from django.core.cache import caches
 from django.db import connection
 from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
@@ -177,7 +177,7 @@ def test_a_search_without_an_index_is_not_kept(demo, tmp_path: Path) -> None:
 
 @override_settings(KB_SEARCH_THROTTLE="2/min")
 def test_a_cached_search_still_counts_against_the_throttle(demo_index) -> None:
-    cache.clear()  # the throttle's counts
+    caches["throttle"].clear()  # the throttle's counts
     address = "/en/search/?q=activate"
     first = Client(REMOTE_ADDR="10.0.0.7").get(address)
     assert first.status_code == 200 and first[page_cache.HEADER] == "miss"

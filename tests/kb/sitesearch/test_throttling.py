@@ -5,7 +5,7 @@ Retry-After, counted per client, off when the setting is empty."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from django.test import Client, override_settings
 
 from tests.kb.helpers import DEMO, clear_archive, run
@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 def client(db) -> Client:
     clear_archive()
     run("import_rules", str(DEMO))
-    cache.clear()
+    caches["throttle"].clear()
     yield Client(REMOTE_ADDR="192.0.2.1")
-    cache.clear()
+    caches["throttle"].clear()
 
 
 @override_settings(KB_SEARCH_THROTTLE="3/min")
@@ -65,3 +65,44 @@ def test_throttling_is_off_when_the_setting_is_empty(client: Client) -> None:
     with override_settings(KB_SEARCH_THROTTLE=None):
         codes = {client.get("/api/v1/search", {"q": "x"}).status_code for _ in range(30)}
     assert codes == {200}
+
+
+# One search of a client, in a process of its own (a gunicorn worker), with the settings a
+# served site has (the base settings: the `throttle` alias is files under KB_VAR_DIR).
+_ONE_SEARCH = """
+import django
+django.setup()
+from django.test import RequestFactory
+from kb.sitesearch.throttling import retry_after
+request = RequestFactory().get("/api/v1/search", {"q": "x"}, REMOTE_ADDR="192.0.2.9")
+print("refused" if retry_after(request) else "allowed")
+"""
+
+
+def test_workers_share_a_clients_count(tmp_path) -> None:
+    """Each search in another process, as two workers would answer them: the third of a
+    client's searches is refused whichever process answers it (a count per process let a
+    client through once per worker)."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "KB_VAR_DIR": str(tmp_path),
+        "KB_SEARCH_THROTTLE": "2/min",
+        "KB_SEARCH_WARM_UP": "0",
+    }
+    env.pop("DJANGO_CACHE_BACKEND", None)
+    answers = [
+        subprocess.run(
+            [sys.executable, "-c", _ONE_SEARCH],
+            cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for _ in range(3)
+    ]  # fmt: skip
+    assert answers == ["allowed", "allowed", "refused"]
+    assert (tmp_path / "throttle").is_dir()
