@@ -44,7 +44,7 @@ from django.utils.translation import get_language_from_request
 
 from search.models import IndexOutbox
 
-from . import glosses, hooks
+from . import glosses, hooks, stamps
 from .models import VocabularyTerm
 from .stamps import archive_state_sql
 
@@ -95,6 +95,12 @@ class PageCache:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return self._answer(request)
+        with stamps.remembered():  # the archive's stamp read once a reading request
+            return self._answer(request)
+
+    def _answer(self, request: HttpRequest) -> HttpResponse:
         if _switched_off():  # KB_PAGE_CACHE=off: no stamps read for a cache that keeps nothing
             return self.get_response(request)
         key = cache_key(request) if may_read(request) else None
@@ -165,7 +171,9 @@ def data_stamps() -> tuple[object, ...]:
     sql, params = _stamps_statement()
     with connections[router.db_for_read(VocabularyTerm)].cursor() as cursor:
         cursor.execute(sql, params)
-        return tuple(cursor.fetchone())
+        row = tuple(cursor.fetchone())
+    stamps.remember(row[: stamps.ARCHIVE_COLUMNS])  # its first columns: archive_state_sql's
+    return row
 
 
 @functools.lru_cache(maxsize=1)

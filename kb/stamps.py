@@ -6,9 +6,36 @@ it rather than expire, so a maintainer's edit shows at once in every process.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.db import connection, connections, router
 
 from .models import GlossaryVersion, ImportRecord, Release, RuleVersion
+
+#: The archive's stamp as a reading request first read it (kb.page_cache opens the scope for
+#: GET and HEAD): the tables kept per stamp (selectors, French states, link counts) then ask
+#: the database once a page, not once each, and a page is built under the stamp it is kept by.
+_request: ContextVar[dict[str, str] | None] = ContextVar("kb_request_stamps", default=None)
+
+
+@contextmanager
+def remembered() -> Iterator[None]:
+    """Within: archive_generation() is read once (a reading request writes no archive)."""
+    token = _request.set({})
+    try:
+        yield
+    finally:
+        _request.reset(token)
+
+
+def remember(columns: Sequence[object]) -> None:
+    """The archive's columns (archive_state_sql's) read by a statement of the caller's
+    (kb.page_cache reads them with its other stamps): the request's stamp, no query of its own."""
+    memo = _request.get()
+    if memo is not None:
+        memo["archive"] = "-".join(map(str, columns))
 
 
 def archive_generation() -> str:
@@ -18,9 +45,19 @@ def archive_generation() -> str:
     rule and glossary edits (indexed lookups). Read where the archive's reads go (a read
     replica, config.routers): a stamp taken from the primary while a lagging replica answers
     would keep the replica's old rows under the new stamp."""
+    memo = _request.get()
+    if memo is not None and "archive" in memo:
+        return memo["archive"]
     with connections[router.db_for_read(Release)].cursor() as cursor:
         cursor.execute("SELECT " + archive_state_sql())
-        return "-".join(map(str, cursor.fetchone()))
+        stamp = "-".join(map(str, cursor.fetchone()))
+    if memo is not None:
+        memo["archive"] = stamp
+    return stamp
+
+
+#: How many columns archive_state_sql has.
+ARCHIVE_COLUMNS = 5
 
 
 def archive_state_sql() -> str:

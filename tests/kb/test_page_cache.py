@@ -211,3 +211,22 @@ def page_cache_off() -> dict:
     from config.settings.base import page_cache as spec
 
     return spec("off", Path("unused"))
+
+
+def test_a_reading_request_reads_the_archives_stamp_once(demo) -> None:
+    """The page cache's statement gives the request its archive stamp (kb.stamps): the
+    tables kept per stamp ask no more, and the stamp is the one archive_generation reads."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from kb import stamps
+
+    direct = stamps.archive_generation()
+    with stamps.remembered():
+        page_cache.data_stamps()
+        with CaptureQueriesContext(connection) as ctx:
+            assert stamps.archive_generation() == direct
+    assert len(ctx.captured_queries) == 0
+    with CaptureQueriesContext(connection) as ctx:
+        stamps.archive_generation()  # outside a request: read each time
+    assert len(ctx.captured_queries) == 1
