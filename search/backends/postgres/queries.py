@@ -15,8 +15,10 @@ matched when `min_match` asks for fewer than all (coordination), times the kind'
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from search import analysis, conf
 from search.backend import SearchRequest
@@ -193,8 +195,9 @@ def search_sql(
         cases = " ".join(f"WHEN {lang[c]} THEN {q or empty}" for c, q in queries.items())
         return f"(CASE t.lang {cases} END)"
 
+    n = len(groups)
     columns = []
-    for i in range(len(groups)):
+    for i in range(n):
         vector = by_lang({code: per_code[code][i].vector for code in codes})
         words = first[i].words
         parts = [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ {words}"] * bool(words)
@@ -213,45 +216,68 @@ def search_sql(
     if words:
         rank = f"ts_rank({pw}::float4[], t.words, ({words}), {NORMALISATION})"
         score.append(f"{rank} * {ps} * {_operands(f'({words})')}")
-    columns.append(f"({' + '.join(score) or '0'})::float8 AS s")
     where = " OR ".join(
         [f"t.vector @@ {vector}"] * bool(vector) + [f"t.words @@ ({words})"] * bool(words)
     )
-    branches = [
-        f"SELECT t.document_id, t.lang::text AS lang, true AS hit, {', '.join(columns)} "
-        f"FROM search_indexedtext t WHERE t.generation_id = (SELECT id FROM live) "
-        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'})"
-    ]
+    need = n if not 0 < request.min_match < n else request.min_match
+    # The fewest groups a document's texts must match: a group a rule number can match may
+    # be matched by the number instead.
+    least = need - sum(1 for numbers in numbers_per_group if numbers)
+    # One language: a document has one row there, so a row matching fewer groups cannot
+    # make its document match (with several, its languages' rows add up).
+    row_least = max(least, 1) if len(codes) == 1 else 1
     all_numbers = [n for ns in numbers_per_group for n in ns]
+    any_group = [_loose(items, codes, p) for items in groups]
+
+    # `cand`: the documents that can match, from the narrow match table (its GIN index, the
+    # release's validity) before any text row is read; `rows`: their language rows, each
+    # group's match and the rank, computed on those alone. Both MATERIALIZED: inlined, the
+    # planner re-evaluated the tsqueries per join row.
+    cand = (
+        f"SELECT k.document_id AS id, k.kind, k.number, k.collapse FROM search_indexedmatch k "
+        f"WHERE k.generation_id = (SELECT id FROM live) AND {valid_on('k', p, request.release)} "
+        f"AND ({_at_least(least, any_group)}"
+    )
     if all_numbers:
-        columns = ", ".join([f"false AS m{i}" for i in range(len(groups))] + ["0::float8 AS s"])
+        cand += f" OR k.number IN ({', '.join(all_numbers)})"
+    cand += ")"
+    matched_here = " + ".join(f"(t.m{i})::int" for i in range(n))
+    branches = [
+        f"SELECT t.document_id, t.lang, true AS hit, "
+        f"{', '.join(f't.m{i}' for i in range(n))}, "
+        f"({' + '.join(score) or '0'})::float8 AS s "
+        f"FROM (SELECT t.document_id, t.lang::text AS lang, t.vector, t.words, "
+        f"{', '.join(columns)} FROM search_indexedtext t "
+        f"WHERE t.document_id IN (SELECT id FROM cand) "
+        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'}) OFFSET 0) t "
+        f"WHERE {matched_here} >= {row_least}"
+    ]
+    if all_numbers:
+        falses = ", ".join([f"false AS m{i}" for i in range(n)] + ["0::float8 AS s"])
         branches.append(
-            f"SELECT d.id, NULL::text, false, {columns} FROM search_indexeddocument d "
-            f"WHERE d.generation_id = (SELECT id FROM live) "
-            f"AND d.number IN ({', '.join(all_numbers)})"
+            f"SELECT k.id, NULL::text, false, {falses} FROM cand k "
+            f"WHERE k.number IN ({', '.join(all_numbers)})"
         )
 
-    n = len(groups)
     aggregated = ", ".join([f"bool_or(m{i}) AS m{i}" for i in range(n)] + ["sum(s) AS s"])
     # A group matches by its texts or by the document's number.
     group_match = []
     group_score = []
     for i, numbers in enumerate(numbers_per_group):
         if numbers:
-            hit = f"d.number IN ({', '.join(numbers)})"
+            hit = f"k.number IN ({', '.join(numbers)})"
             group_match.append(f"(c.m{i} OR {hit})")
             group_score.append(f"CASE WHEN {hit} THEN {NUMBER_SCORE} ELSE 0 END")
         else:
             group_match.append(f"c.m{i}")
     matched = " + ".join(f"({m})::int" for m in group_match)
-    need = n if not 0 < request.min_match < n else request.min_match
     coordination = f"({matched})::float8 / {n}" if need < n else "1.0"
     kind_weight = "1.0"
     if request.kind_weights:
         cases = " ".join(
             f"WHEN {p(kind)} THEN {float(factor)!r}" for kind, factor in request.kind_weights
         )
-        kind_weight = f"(CASE d.kind {cases} ELSE 1.0 END)"
+        kind_weight = f"(CASE k.kind {cases} ELSE 1.0 END)"
 
     excluded = ""
     if request.excluded:
@@ -260,7 +286,7 @@ def search_sql(
             c = clause(request.excluded, code, p, cache)
             parts.append(f"(x.lang = {p(code)} AND {c.matches('x')})")
         excluded = (
-            "AND NOT EXISTS (SELECT 1 FROM search_indexedtext x WHERE x.document_id = d.id "
+            "AND NOT EXISTS (SELECT 1 FROM search_indexedtext x WHERE x.document_id = k.id "
             f"AND ({' OR '.join(parts)}))"
         )
     kinds_filter = "true"
@@ -280,11 +306,9 @@ def search_sql(
             else:
                 snippet_columns.append("NULL")
 
-    # `rows` is MATERIALIZED: inlined, the planner sorted the wide rows (vectors and all) by
-    # document and computed the matches and ranks after the sort, in one process; computed
-    # in the scan they are narrow and spread over the parallel workers (a third faster).
     sql = f"""
 WITH live AS (SELECT id FROM search_indexgeneration WHERE name = {p(name)} AND live),
+cand AS MATERIALIZED ({cand}),
 rows AS MATERIALIZED ({" UNION ALL ".join(branches)}),
 c AS (
   SELECT document_id, {aggregated},
@@ -292,11 +316,11 @@ c AS (
   FROM rows GROUP BY document_id
 ),
 s AS (
-  SELECT d.id, d.kind, d.ref, d.label, c.langs,
-         CASE WHEN d.collapse = '' THEN 'id:' || d.id ELSE d.collapse END AS ckey,
+  SELECT k.id, k.kind, c.langs,
+         CASE WHEN k.collapse = '' THEN 'id:' || k.id ELSE k.collapse END AS ckey,
          ({" + ".join(["c.s", *group_score])}) * {coordination} * {kind_weight} AS score
-  FROM c JOIN search_indexeddocument d ON d.id = c.document_id
-  WHERE ({matched}) >= {need} AND {valid_on("d", p, request.release)} {excluded}
+  FROM c JOIN cand k ON k.id = c.document_id
+  WHERE ({matched}) >= {need} {excluded}
 ),
 r AS (
   SELECT s.*, row_number() OVER (PARTITION BY ckey ORDER BY score DESC, id) AS rn FROM s
@@ -311,14 +335,62 @@ page AS (
 SELECT counts.counts, page.score, page.langs,
        d.kind, d.key, d.ref, d.label, d.number, d.chapter, d.date, d.valid_from, d.valid_to,
        d.titles, d.bodies,
-       (SELECT jsonb_agg(jsonb_build_array(o.ref, o.label) ORDER BY o.score DESC, o.id)
-        FROM r o WHERE o.ckey = page.ckey AND o.rn > 1) AS also,
+       (SELECT jsonb_agg(jsonb_build_array(od.ref, od.label) ORDER BY o.score DESC, o.id)
+        FROM r o JOIN search_indexeddocument od ON od.id = o.id
+        WHERE o.ckey = page.ckey AND o.rn > 1) AS also,
        {", ".join(snippet_columns) or "NULL"}
 FROM counts LEFT JOIN page ON true
 LEFT JOIN search_indexeddocument d ON d.id = page.id
 ORDER BY page.score DESC, page.id
 """
     return sql, p.values
+
+
+def _loose(items, codes: list[str], p: Params) -> str | None:
+    """A group as a tsquery on the match table's vector (every language's words, unstemmed
+    words too, no positions): true wherever one of the group's items matches a language row,
+    and on a few more documents. Phrases become conjunctions (a vector without positions
+    matches no phrase), prefixes their words and last prefix."""
+    parts = []
+    for item in items:
+        if _is_prefix(item):
+            words = re.findall(r"\w+", analysis.fold(item.text))
+            if words:
+                query = " & ".join([*words[:-1], f"{words[-1]}:*"])
+                parts.append(f"to_tsquery('kb_simple', {p(query)})")
+        else:
+            for code in codes:
+                parts.append(f"plainto_tsquery('{config(code)}', {p(item.text)})")
+    return "(" + " || ".join(parts) + ")" if parts else None
+
+
+#: The most conjunctions an exact "at least k of n groups" query is written with; beyond it, a
+#: looser one (every run of n - k + 1 groups in a circle holds a match) that the exact count
+#: of matched groups then narrows.
+MAX_TERMS = 36
+
+
+def _at_least(k: int, queries: list[str | None]) -> str:
+    """A condition on the match table's vector true for every document matching at least `k`
+    of the groups' `queries` (and for few others), which its GIN index answers: the index's
+    fast scan reads the postings of the rarest words a match needs and skips through the
+    others, where an OR of every word read a third of the archive."""
+    queries = [q for q in queries if q]  # a group without words is matched by a number alone
+    k = max(k, 1)
+    if k > len(queries):
+        return "false"
+    n = len(queries)
+    if k == 1:
+        condition = " || ".join(queries)
+    elif k == n:
+        condition = " && ".join(queries)
+    elif math.comb(n, k) <= MAX_TERMS:
+        condition = " || ".join(f"({' && '.join(c)})" for c in combinations(queries, k))
+    else:
+        size = n - k + 1
+        runs = [[queries[(i + j) % n] for j in range(size)] for i in range(n)]
+        condition = " && ".join("(" + " || ".join(run) + ")" for run in runs)
+    return f"k.vector @@ ({condition})"
 
 
 def _headline_query(request: SearchRequest, code: str, p: Params, cache: dict) -> str | None:

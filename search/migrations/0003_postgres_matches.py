@@ -1,0 +1,62 @@
+# The PostgreSQL backend's match table (search.backends.postgres): one narrow row per document
+# with what a search filters and counts by (kind, number, collapse key, validity) and one
+# tsvector of all its texts, every language and the unstemmed words, without positions.
+#
+# Why: a search used to compute its matches and ts_rank on every language row matching any of
+# its words (a question of nine words read two thirds of the archive, every rule version of 101
+# releases included) and joined each to its wide document row. Asked of this table first, with
+# the GIN index and the release's validity, it narrows a search to the documents that can
+# match before any text row is read; the counts come from here without the documents' texts.
+#
+# The vectors are stored out of line (toast_tuple_target, STORAGE EXTERNAL): the heap a scan
+# reads stays a few megabytes, and the GIN index answers single words without opening them.
+# Only PostgreSQL has it (nothing on SQLite); no model: the backend alone reads and writes it
+# in SQL. The table is filled here from an existing index, so no rebuild is needed.
+
+from django.db import migrations
+
+TABLE = "search_indexedmatch"
+
+
+def create_match_table(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    run = schema_editor.execute
+    run(
+        f"""CREATE TABLE {TABLE} (
+  document_id bigint PRIMARY KEY
+    REFERENCES search_indexeddocument (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+  generation_id bigint NOT NULL
+    REFERENCES search_indexgeneration (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+  kind varchar(20) NOT NULL,
+  number varchar(64) NOT NULL,
+  collapse varchar(32) NOT NULL,
+  valid_from date,
+  valid_to date,
+  vector tsvector NOT NULL
+) WITH (toast_tuple_target = 128)"""
+    )
+    run(f"ALTER TABLE {TABLE} ALTER COLUMN vector SET STORAGE EXTERNAL")
+    run(f"CREATE INDEX search_match_vector ON {TABLE} USING gin (vector)")
+    run(f"CREATE INDEX search_match_number ON {TABLE} (generation_id, number)")
+    run(
+        f"""INSERT INTO {TABLE} (document_id, generation_id, kind, number, collapse,
+  valid_from, valid_to, vector)
+SELECT d.id, d.generation_id, d.kind, d.number, d.collapse, d.valid_from, d.valid_to,
+  coalesce((SELECT string_agg(strip(t.vector)::text || ' ' || strip(t.words)::text, ' ')
+            FROM search_indexedtext t WHERE t.document_id = d.id), '')::tsvector
+FROM search_indexeddocument d"""
+    )
+
+
+def drop_match_table(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("search", "0002_postgres_index"),
+    ]
+
+    operations = [migrations.RunPython(create_match_table, drop_match_table)]
