@@ -16,6 +16,16 @@
 from django.db import migrations
 
 TABLE = "search_indexedmatch"
+#: A document's lexemes, each tagged with its language row and column (en:creatur from the
+#: stemmed vector, en~creature from the unstemmed words): without positions or weights, and
+#: the same as search.backends.postgres.queries.MATCH_VECTOR when written.
+MATCH_VECTOR = """coalesce((
+  SELECT array_to_tsvector(array_agg(DISTINCT u.lexeme))
+  FROM search_indexedtext t, LATERAL (
+    SELECT t.lang || ':' || l FROM unnest(tsvector_to_array(t.vector)) AS l
+    UNION ALL SELECT t.lang || '~' || l FROM unnest(tsvector_to_array(t.words)) AS l
+  ) AS u(lexeme)
+  WHERE t.document_id = d.id), ''::tsvector)"""
 
 
 def create_match_table(apps, schema_editor) -> None:
@@ -43,8 +53,7 @@ def create_match_table(apps, schema_editor) -> None:
         f"""INSERT INTO {TABLE} (document_id, generation_id, kind, number, collapse,
   valid_from, valid_to, vector)
 SELECT d.id, d.generation_id, d.kind, d.number, d.collapse, d.valid_from, d.valid_to,
-  coalesce((SELECT string_agg(strip(t.vector)::text || ' ' || strip(t.words)::text, ' ')
-            FROM search_indexedtext t WHERE t.document_id = d.id), '')::tsvector
+  {MATCH_VECTOR}
 FROM search_indexeddocument d"""
     )
 

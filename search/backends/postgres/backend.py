@@ -47,7 +47,7 @@ from search.models import IndexedDocument
 from search.registry import kinds as registered_kinds
 
 from . import queries
-from .queries import GT, LT, START, STOP, config
+from .queries import GT, LT, MATCH_VECTOR, START, STOP, config
 
 BATCH = 2_000
 WORK_MEM = "64MB"
@@ -208,12 +208,11 @@ WHERE d.id = ANY(%s)
             )
             # What searches filter, count and pre-match by (migration search.0003).
             cur.execute(
-                """
+                f"""
 INSERT INTO search_indexedmatch (document_id, generation_id, kind, number, collapse,
   valid_from, valid_to, vector)
 SELECT d.id, d.generation_id, d.kind, d.number, d.collapse, d.valid_from, d.valid_to,
-  coalesce((SELECT string_agg(strip(t.vector)::text || ' ' || strip(t.words)::text, ' ')
-            FROM search_indexedtext t WHERE t.document_id = d.id), '')::tsvector
+  {MATCH_VECTOR}
 FROM search_indexeddocument d WHERE d.id = ANY(%s)""",
                 [ids],
             )

@@ -15,10 +15,8 @@ matched when `min_match` asks for fewer than all (coordination), times the kind'
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
-from itertools import combinations
 
 from search import analysis, conf
 from search.backend import SearchRequest
@@ -39,6 +37,20 @@ HEADLINE = (
     f"StartSel={START}, StopSel={STOP}, MaxWords=40, MinWords=15, ShortWord=2, "
     'MaxFragments=2, FragmentDelimiter=" … "'
 )
+#: A document's row in search_indexedmatch (migration search.0003): the lexemes of its language
+#: rows, each tagged with its row's language and column (en:creatur from the stemmed vector,
+#: en~creature from the unstemmed words), without positions or weights. Tagged, a query of
+#: single words asks it exactly what it asks the rows; narrow, it is cheap to read.
+MATCH_VECTOR = """coalesce((
+  SELECT array_to_tsvector(array_agg(DISTINCT u.lexeme))
+  FROM search_indexedtext t, LATERAL (
+    SELECT t.lang || ':' || l FROM unnest(tsvector_to_array(t.vector)) AS l
+    UNION ALL SELECT t.lang || '~' || l FROM unnest(tsvector_to_array(t.words)) AS l
+  ) AS u(lexeme)
+  WHERE t.document_id = d.id), ''::tsvector)"""
+#: A tsquery's lexemes tagged so (its text form quotes every lexeme: 'creatur' -> 'en:creatur').
+NOTHING = "''::tsquery"
+_LEXEME_RE = r"'((?:[^']|'')*)'"
 _NUMBER_RE = re.compile(r"^[0-9][0-9a-z.]*$")
 
 
@@ -228,38 +240,24 @@ def search_sql(
     row_least = max(least, 1) if len(codes) == 1 else 1
     all_numbers = [n for ns in numbers_per_group for n in ns]
     any_group = [_loose(items, codes, p) for items in groups]
+    # Words of one lexeme each: the match table answers which groups a document matches
+    # exactly (its lexemes are tagged by language row), so the text rows are read only to
+    # rank what can be on the page. A phrase needs the rows' positions.
+    exact = all(_one_lexeme(item) for items in groups for item in items)
 
     # `cand`: the documents that can match, from the narrow match table (its GIN index, the
-    # release's validity) before any text row is read; `rows`: their language rows, each
-    # group's match and the rank, computed on those alone. Both MATERIALIZED: inlined, the
-    # planner re-evaluated the tsqueries per join row.
+    # release's validity) before any text row is read: their rows alone are then read.
+    flags = ", ".join(f"(k.vector @@ {q or NOTHING}) AS m{i}" for i, q in enumerate(any_group))
     cand = (
-        f"SELECT k.document_id AS id, k.kind, k.number, k.collapse FROM search_indexedmatch k "
+        f"SELECT k.document_id AS id, k.kind, k.number, k.collapse"
+        f"{', ' + flags if exact else ''} FROM search_indexedmatch k "
         f"WHERE k.generation_id = (SELECT id FROM live) AND {valid_on('k', p, request.release)} "
         f"AND ({_at_least(least, any_group)}"
     )
     if all_numbers:
         cand += f" OR k.number IN ({', '.join(all_numbers)})"
     cand += ")"
-    matched_here = " + ".join(f"(t.m{i})::int" for i in range(n))
-    branches = [
-        f"SELECT t.document_id, t.lang, true AS hit, "
-        f"{', '.join(f't.m{i}' for i in range(n))}, "
-        f"({' + '.join(score) or '0'})::float8 AS s "
-        f"FROM (SELECT t.document_id, t.lang::text AS lang, t.vector, t.words, "
-        f"{', '.join(columns)} FROM search_indexedtext t "
-        f"WHERE t.document_id IN (SELECT id FROM cand) "
-        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'}) OFFSET 0) t "
-        f"WHERE {matched_here} >= {row_least}"
-    ]
-    if all_numbers:
-        falses = ", ".join([f"false AS m{i}" for i in range(n)] + ["0::float8 AS s"])
-        branches.append(
-            f"SELECT k.id, NULL::text, false, {falses} FROM cand k "
-            f"WHERE k.number IN ({', '.join(all_numbers)})"
-        )
 
-    aggregated = ", ".join([f"bool_or(m{i}) AS m{i}" for i in range(n)] + ["sum(s) AS s"])
     # A group matches by its texts or by the document's number.
     group_match = []
     group_score = []
@@ -278,20 +276,63 @@ def search_sql(
             f"WHEN {p(kind)} THEN {float(factor)!r}" for kind, factor in request.kind_weights
         )
         kind_weight = f"(CASE k.kind {cases} ELSE 1.0 END)"
-
-    excluded = ""
-    if request.excluded:
-        parts = []
-        for code in codes:
-            c = clause(request.excluded, code, p, cache)
-            parts.append(f"(x.lang = {p(code)} AND {c.matches('x')})")
-        excluded = (
-            "AND NOT EXISTS (SELECT 1 FROM search_indexedtext x WHERE x.document_id = k.id "
-            f"AND ({' OR '.join(parts)}))"
-        )
+    excluded = _excluded(request, codes, p, cache)
     kinds_filter = "true"
     if request.kinds:
         kinds_filter = f"s.kind IN ({', '.join(p(k) for k in request.kinds)})"
+
+    # A document's language rows, each group's match and their rank, read through the index on
+    # document_id for each document of `cand` (a LATERAL join: joined as whole CTEs, the
+    # planner, estimating one row where there were a thousand, nested-looped over both).
+    matched_here = " + ".join(f"(t.m{i})::int" for i in range(n))
+    rank = f"({' + '.join(score) or '0'})::float8"
+    text_rows = (
+        f"SELECT t.lang, {', '.join(f't.m{i}' for i in range(n))}, {rank} AS s "
+        f"FROM (SELECT t.lang::text AS lang, t.vector, t.words, {', '.join(columns)} "
+        f"FROM search_indexedtext t WHERE t.document_id = {{doc}} "
+        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'}) OFFSET 0) t "
+        f"WHERE {matched_here} >= {row_least}"
+    )
+    if exact:
+        # The matches and counts from `cand` alone; ranks for the documents a page of the
+        # kinds asked for can show (and the collapse groups mixing kinds, where the best
+        # decides which kind counts it): a probe for one kind ranks that kind's alone.
+        ranked = "true"
+        if request.kinds:
+            kinds = ", ".join(p(k) for k in request.kinds)
+            ranked = f"(m.kind IN ({kinds}) OR min(m.kind) OVER w <> max(m.kind) OVER w)"
+        flags = ", ".join(f"k.m{i}" for i in range(n))
+        sql_s = f"""m AS MATERIALIZED (
+  SELECT k.id, k.kind,
+         CASE WHEN k.collapse = '' THEN 'id:' || k.id ELSE k.collapse END AS ckey,
+         {coordination} * {kind_weight} AS factor,
+         ({" + ".join(["0", *group_score])}) AS bonus
+  FROM cand k, LATERAL (SELECT {flags}) AS c
+  WHERE ({matched}) >= {need} {excluded}
+),
+g AS MATERIALIZED (
+  SELECT m.*, {ranked} AS ranked FROM m WINDOW w AS (PARTITION BY m.ckey)
+),
+s AS (
+  SELECT g.id, g.kind, x.langs, g.ckey,
+         CASE WHEN g.ranked THEN (coalesce(x.s, 0) + g.bonus) * g.factor END AS score
+  FROM g, LATERAL (
+    SELECT sum(t.s) AS s, array_agg(DISTINCT t.lang) AS langs
+    FROM ({text_rows.format(doc="g.id")}) t WHERE g.ranked
+  ) AS x
+)"""
+    else:
+        aggregated = ", ".join(
+            [f"coalesce(bool_or(t.m{i}), false) AS m{i}" for i in range(n)]
+            + ["coalesce(sum(t.s), 0) AS s", "array_agg(DISTINCT t.lang) AS langs"]
+        )
+        sql_s = f"""s AS MATERIALIZED (
+  SELECT k.id, k.kind, c.langs,
+         CASE WHEN k.collapse = '' THEN 'id:' || k.id ELSE k.collapse END AS ckey,
+         ({" + ".join(["c.s", *group_score])}) * {coordination} * {kind_weight} AS score
+  FROM cand k, LATERAL (SELECT {aggregated} FROM ({text_rows.format(doc="k.id")}) t) AS c
+  WHERE ({matched}) >= {need} {excluded}
+)"""
 
     snippet_columns = []
     for code in codes:
@@ -309,21 +350,10 @@ def search_sql(
     sql = f"""
 WITH live AS (SELECT id FROM search_indexgeneration WHERE name = {p(name)} AND live),
 cand AS MATERIALIZED ({cand}),
-rows AS MATERIALIZED ({" UNION ALL ".join(branches)}),
-c AS (
-  SELECT document_id, {aggregated},
-         array_agg(DISTINCT lang) FILTER (WHERE hit) AS langs
-  FROM rows GROUP BY document_id
-),
-s AS (
-  SELECT k.id, k.kind, c.langs,
-         CASE WHEN k.collapse = '' THEN 'id:' || k.id ELSE k.collapse END AS ckey,
-         ({" + ".join(["c.s", *group_score])}) * {coordination} * {kind_weight} AS score
-  FROM c JOIN cand k ON k.id = c.document_id
-  WHERE ({matched}) >= {need} {excluded}
-),
+{sql_s},
 r AS (
-  SELECT s.*, row_number() OVER (PARTITION BY ckey ORDER BY score DESC, id) AS rn FROM s
+  SELECT s.*, row_number() OVER (PARTITION BY ckey ORDER BY score DESC NULLS LAST, id) AS rn
+  FROM s
 ),
 top AS (SELECT * FROM r WHERE rn = 1),
 counts AS (SELECT coalesce(jsonb_object_agg(kind, n), '{{}}'::jsonb) AS counts
@@ -346,51 +376,78 @@ ORDER BY page.score DESC, page.id
     return sql, p.values
 
 
+def _excluded(request: SearchRequest, codes: list[str], p: Params, cache: dict) -> str:
+    """The condition leaving out the documents a language row of which has an excluded item."""
+    if not request.excluded:
+        return ""
+    parts = []
+    for code in codes:
+        c = clause(request.excluded, code, p, cache)
+        parts.append(f"(x.lang = {p(code)} AND {c.matches('x')})")
+    return (
+        "AND NOT EXISTS (SELECT 1 FROM search_indexedtext x WHERE x.document_id = k.id "
+        f"AND ({' OR '.join(parts)}))"
+    )
+
+
+def _one_lexeme(item: Item) -> bool:
+    """Whether an item is one word of letters or digits: one lexeme in every configuration,
+    so that the match table, without positions, answers it as the rows do."""
+    text = analysis.fold(item.text) if _is_prefix(item) else item.text
+    return bool(re.fullmatch(r"[^\W_]+", text))
+
+
+def _tag(query: str, tag: str) -> str:
+    """A tsquery (SQL) with its lexemes tagged as the match table's are: 'creatur' ->
+    'en:creatur'. Operators, phrases and prefix marks stay as they are."""
+    pattern = _LEXEME_RE.replace("'", "''")
+    return f"regexp_replace(({query})::text, '{pattern}', '''{tag}\\1''', 'g')::tsquery"
+
+
 def _loose(items, codes: list[str], p: Params) -> str | None:
-    """A group as a tsquery on the match table's vector (every language's words, unstemmed
-    words too, no positions): true wherever one of the group's items matches a language row,
-    and on a few more documents. Phrases become conjunctions (a vector without positions
-    matches no phrase), prefixes their words and last prefix."""
+    """A group as a tsquery on the match table's vector: true wherever one of the group's
+    items matches a language row (exactly so for words of one lexeme), and on a few more
+    documents otherwise: phrases become conjunctions (a vector without positions matches no
+    phrase), prefixes of several words their words and last prefix."""
     parts = []
     for item in items:
         if _is_prefix(item):
             words = re.findall(r"\w+", analysis.fold(item.text))
             if words:
-                query = " & ".join([*words[:-1], f"{words[-1]}:*"])
-                parts.append(f"to_tsquery('kb_simple', {p(query)})")
+                query = p(" & ".join([*words[:-1], f"{words[-1]}:*"]))
+                for code in codes:
+                    parts.append(_tag(f"to_tsquery('kb_simple', {query})", f"{code}~"))
         else:
+            text = p(item.text)
             for code in codes:
-                parts.append(f"plainto_tsquery('{config(code)}', {p(item.text)})")
+                parts.append(_tag(f"plainto_tsquery('{config(code)}', {text})", f"{code}:"))
     return "(" + " || ".join(parts) + ")" if parts else None
-
-
-#: The most conjunctions an exact "at least k of n groups" query is written with; beyond it, a
-#: looser one (every run of n - k + 1 groups in a circle holds a match) that the exact count
-#: of matched groups then narrows.
-MAX_TERMS = 36
 
 
 def _at_least(k: int, queries: list[str | None]) -> str:
     """A condition on the match table's vector true for every document matching at least `k`
-    of the groups' `queries` (and for few others), which its GIN index answers: the index's
-    fast scan reads the postings of the rarest words a match needs and skips through the
-    others, where an OR of every word read a third of the archive."""
+    of the groups' `queries`, and for few others (its vector holds every language's words).
+
+    The GIN index answers the first part, every run of n - k + 1 groups (in a circle) holding
+    a match: its fast scan reads the postings of the rarest words a match needs and skips
+    through the others, where an OR of every word read a third of the archive. That lets
+    through some documents with fewer groups, which the count of groups matched, on the
+    narrow vectors of the few documents left, removes. (The exact condition as one tsquery,
+    an OR of every k groups, took the index longer than both.)"""
     queries = [q for q in queries if q]  # a group without words is matched by a number alone
     k = max(k, 1)
-    if k > len(queries):
-        return "false"
     n = len(queries)
+    if k > n:
+        return "false"
     if k == 1:
-        condition = " || ".join(queries)
-    elif k == n:
-        condition = " && ".join(queries)
-    elif math.comb(n, k) <= MAX_TERMS:
-        condition = " || ".join(f"({' && '.join(c)})" for c in combinations(queries, k))
-    else:
-        size = n - k + 1
-        runs = [[queries[(i + j) % n] for j in range(size)] for i in range(n)]
-        condition = " && ".join("(" + " || ".join(run) + ")" for run in runs)
-    return f"k.vector @@ ({condition})"
+        return f"k.vector @@ ({' || '.join(queries)})"
+    if k == n:
+        return f"k.vector @@ ({' && '.join(queries)})"
+    size = n - k + 1
+    runs = [[queries[(i + j) % n] for j in range(size)] for i in range(n)]
+    runs_sql = " && ".join("(" + " || ".join(run) + ")" for run in runs)
+    count = " + ".join(f"(k.vector @@ {q})::int" for q in queries)
+    return f"k.vector @@ ({runs_sql}) AND {count} >= {k}"
 
 
 def _headline_query(request: SearchRequest, code: str, p: Params, cache: dict) -> str | None:
