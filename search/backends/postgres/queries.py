@@ -294,6 +294,12 @@ def search_sql(
         f"WHERE {matched_here} >= {row_least}"
     )
     if exact:
+        # The rows' ranks alone: which groups they match is known.
+        ranks = (
+            f"SELECT t.lang::text AS lang, {rank} AS s FROM search_indexedtext t "
+            f"WHERE t.document_id = {{doc}} AND t.lang IN ({', '.join(lang.values())}) "
+            f"AND ({where or 'false'})"
+        )
         # The matches and counts from `cand` alone; ranks for the documents a page of the
         # kinds asked for can show (and the collapse groups mixing kinds, where the best
         # decides which kind counts it): a probe for one kind ranks that kind's alone.
@@ -318,7 +324,7 @@ s AS (
          CASE WHEN g.ranked THEN (coalesce(x.s, 0) + g.bonus) * g.factor END AS score
   FROM g, LATERAL (
     SELECT sum(t.s) AS s, array_agg(DISTINCT t.lang) AS langs
-    FROM ({text_rows.format(doc="g.id")}) t WHERE g.ranked
+    FROM ({ranks.format(doc="g.id")}) t WHERE g.ranked
   ) AS x
 )"""
     else:
