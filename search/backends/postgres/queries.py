@@ -293,6 +293,7 @@ def search_sql(
         f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'}) OFFSET 0) t "
         f"WHERE {matched_here} >= {row_least}"
     )
+    counted = "SELECT kind, count(*) AS n FROM top GROUP BY kind"
     if exact:
         # The rows' ranks alone: which groups they match is known.
         ranks = (
@@ -301,31 +302,41 @@ def search_sql(
             f"AND ({where or 'false'})"
         )
         # The matches and counts from `cand` alone; ranks for the documents a page of the
-        # kinds asked for can show (and the collapse groups mixing kinds, where the best
-        # decides which kind counts it): a probe for one kind ranks that kind's alone.
+        # kinds asked for can show, and for the collapse groups mixing kinds (the best
+        # decides which kind counts them): a probe for one kind ranks that kind's alone, and
+        # the other kinds' groups are counted without being ranked or sorted.
         ranked = "true"
+        mixed = ""
         if request.kinds:
             kinds = ", ".join(p(k) for k in request.kinds)
-            ranked = f"(m.kind IN ({kinds}) OR min(m.kind) OVER w <> max(m.kind) OVER w)"
+            ranked = f"(m.kind IN ({kinds}) OR m.collapse IN (SELECT collapse FROM mixed))"
+            mixed = (
+                "mixed AS MATERIALIZED (SELECT collapse FROM m WHERE collapse <> '' "
+                "GROUP BY collapse HAVING min(kind) <> max(kind)),\n"
+            )
+            counted = (
+                f"SELECT kind, sum(n) AS n FROM ({counted} UNION ALL "
+                "SELECT kind, count(*) FILTER (WHERE collapse = '') "
+                "+ count(DISTINCT collapse) FILTER (WHERE collapse <> '') "
+                f"FROM m WHERE NOT {ranked} GROUP BY kind) AS u GROUP BY kind"
+            )
         flags = ", ".join(f"k.m{i}" for i in range(n))
         sql_s = f"""m AS MATERIALIZED (
-  SELECT k.id, k.kind,
-         CASE WHEN k.collapse = '' THEN 'id:' || k.id ELSE k.collapse END AS ckey,
+  SELECT k.id, k.kind, k.collapse,
          {coordination} * {kind_weight} AS factor,
          ({" + ".join(["0", *group_score])}) AS bonus
   FROM cand k, LATERAL (SELECT {flags}) AS c
   WHERE ({matched}) >= {need} {excluded}
 ),
-g AS MATERIALIZED (
-  SELECT m.*, {ranked} AS ranked FROM m WINDOW w AS (PARTITION BY m.ckey)
-),
-s AS (
-  SELECT g.id, g.kind, x.langs, g.ckey,
-         CASE WHEN g.ranked THEN (coalesce(x.s, 0) + g.bonus) * g.factor END AS score
-  FROM g, LATERAL (
+{mixed}s AS (
+  SELECT m.id, m.kind, x.langs,
+         CASE WHEN m.collapse = '' THEN 'id:' || m.id ELSE m.collapse END AS ckey,
+         (coalesce(x.s, 0) + m.bonus) * m.factor AS score
+  FROM m, LATERAL (
     SELECT sum(t.s) AS s, array_agg(DISTINCT t.lang) AS langs
-    FROM ({ranks.format(doc="g.id")}) t WHERE g.ranked
+    FROM ({ranks.format(doc="m.id")}) t
   ) AS x
+  WHERE {ranked}
 )"""
     else:
         aggregated = ", ".join(
@@ -363,7 +374,7 @@ r AS (
 ),
 top AS (SELECT * FROM r WHERE rn = 1),
 counts AS (SELECT coalesce(jsonb_object_agg(kind, n), '{{}}'::jsonb) AS counts
-           FROM (SELECT kind, count(*) AS n FROM top GROUP BY kind) k),
+           FROM ({counted}) k),
 page AS (
   SELECT s.* FROM top s WHERE {kinds_filter}
   ORDER BY score DESC, id LIMIT {int(limit)} OFFSET {int(offset)}
