@@ -286,21 +286,22 @@ def search_sql(
     # planner, estimating one row where there were a thousand, nested-looped over both).
     matched_here = " + ".join(f"(t.m{i})::int" for i in range(n))
     rank = f"({' + '.join(score) or '0'})::float8"
+    # The document's rows are found by document_id alone, the tsqueries asked of them behind
+    # an OFFSET 0 fence: given the choice, the planner (unsure of a new index's statistics)
+    # ANDed the GIN index's bitmap of every row holding a common word into each lookup.
+    own_rows = (
+        f"SELECT t.lang::text AS lang, t.vector, t.words FROM search_indexedtext t "
+        f"WHERE t.document_id = {{doc}} AND t.lang IN ({', '.join(lang.values())}) OFFSET 0"
+    )
     text_rows = (
         f"SELECT t.lang, {', '.join(f't.m{i}' for i in range(n))}, {rank} AS s "
-        f"FROM (SELECT t.lang::text AS lang, t.vector, t.words, {', '.join(columns)} "
-        f"FROM search_indexedtext t WHERE t.document_id = {{doc}} "
-        f"AND t.lang IN ({', '.join(lang.values())}) AND ({where or 'false'}) OFFSET 0) t "
-        f"WHERE {matched_here} >= {row_least}"
+        f"FROM (SELECT t.lang, t.vector, t.words, {', '.join(columns)} "
+        f"FROM ({own_rows}) t OFFSET 0) t WHERE {matched_here} >= {row_least}"
     )
     counted = "SELECT kind, count(*) AS n FROM top GROUP BY kind"
     if exact:
         # The rows' ranks alone: which groups they match is known.
-        ranks = (
-            f"SELECT t.lang::text AS lang, {rank} AS s FROM search_indexedtext t "
-            f"WHERE t.document_id = {{doc}} AND t.lang IN ({', '.join(lang.values())}) "
-            f"AND ({where or 'false'})"
-        )
+        ranks = f"SELECT t.lang, {rank} AS s FROM ({own_rows}) t WHERE ({where or 'false'})"
         # The matches and counts from `cand` alone; ranks for the documents a page of the
         # kinds asked for can show, and for the collapse groups mixing kinds (the best
         # decides which kind counts them): a probe for one kind ranks that kind's alone, and
