@@ -8,8 +8,9 @@
 # the GIN index and the release's validity, it narrows a search to the documents that can
 # match before any text row is read; the counts come from here without the documents' texts.
 #
-# The vectors are stored out of line (toast_tuple_target, STORAGE EXTERNAL): the heap a scan
-# reads stays a few megabytes, and the GIN index answers single words without opening them.
+# The vectors have no positions or weights, so the table stays narrow (65 MB of heap for 85,000
+# documents, against 160 MB for the language rows and 120 MB for the documents). The storage
+# settings only move the rare row over 2 kB out of line uncompressed; most stay in the heap.
 # Only PostgreSQL has it (nothing on SQLite); no model: the backend alone reads and writes it
 # in SQL. The table is filled here from an existing index, so no rebuild is needed.
 
