@@ -22,11 +22,21 @@ from bench.environment import setup_inherited, throwaway_var_dir
 from bench.measure import figure, median, ms_since, p95, time_each
 
 ROUNDS = 3
+BACKENDS = {
+    "whoosh": "search.backends.whoosh.backend.WhooshBackend",
+    "postgres": "search.backends.postgres.backend.PostgresBackend",
+}
 CONCURRENCY_SECONDS = int(os.environ.get("KB_BENCH_CONCURRENCY_SECONDS", "60"))
 
 
 def main() -> int:
     role = sys.argv[1] if len(sys.argv) > 1 else ""
+    if "--backend" in sys.argv:
+        # The backend to time (`--service --backend postgres` on a PostgreSQL DATABASE_URL).
+        os.environ["KB_SEARCH_BACKEND"] = BACKENDS[sys.argv[sys.argv.index("--backend") + 1]]
+    if role == "--service":
+        _setup_on_database()
+        return service_latency()
     if role == "--latency":
         setup_inherited()
         return latency()
@@ -106,6 +116,34 @@ def latency(queries: list[str] | None = None) -> int:
     figure("autocomplete in process p95", f"{p95(_autocomplete(queries)):.1f} ms")
     cold = _cold(queries)
     figure("query cold (no leaf scored) p95 / median", f"{p95(cold):.0f} / {median(cold):.0f} ms")
+    return 0
+
+
+def _setup_on_database() -> None:
+    """Django on KB_VAR_DIR and on DATABASE_URL when set (setup_inherited drops it: the
+    PostgreSQL backend needs the PostgreSQL database its index lives in)."""
+    import django
+
+    os.environ.setdefault("KB_PAGE_CACHE", "off")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    os.environ.setdefault("KB_SEARCH_AUTO_DRAIN", "0")
+    os.environ["KB_SEARCH_THROTTLE"] = ""
+    django.setup()
+
+
+def service_latency() -> int:
+    """The search service alone, in process, on the configured backend (`python -m
+    bench.search --service --backend postgres`): the figure to compare backends by, without
+    the FTS5 baseline and the HTTP rounds `--latency` adds."""
+    from django.conf import settings
+
+    queries = query_mix(Path(settings.BASE_DIR) / "tests" / "kb" / "sitesearch")
+    figure("service query mix", f"{len(queries)} queries x {ROUNDS} rounds")
+    figure("backend", settings.KB_SEARCH_BACKEND.rsplit(".", 1)[-1])
+    _latencies(queries[:20])  # connections opened, caches filled: not what is measured
+    samples = _latencies(queries)
+    figure("service p50 / p95", f"{median(samples):.1f} / {p95(samples):.1f} ms")
+    figure("load average (1 min)", f"{os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -6,8 +6,10 @@ PostgreSQL database (migration search.0002 creates the text search configuration
 unaccent and pg_trgm extensions and the GIN indexes). The tables are search.models'
 IndexGeneration, IndexedDocument (what a hit shows, the filters, the original texts),
 IndexedText (one row per document and language: a weighted tsvector analysed by the
-language's configuration, and an unstemmed one for prefixes) and IndexedWord (the
-did-you-mean dictionary of title words).
+language's configuration, and an unstemmed one for prefixes), IndexedWord (the
+did-you-mean dictionary of title words) and, without a model, search_indexedmatch (migration
+search.0003: one narrow row per document, its filters and all its words, that a search asks
+first so that it reads and ranks the text rows of the documents that can match alone).
 
 The index is named after the last part of its location (KB_INDEX_DIR: `index` by default),
 so tests can build as many as they like side by side. A rebuild fills a new generation and
@@ -45,7 +47,7 @@ from search.models import IndexedDocument
 from search.registry import kinds as registered_kinds
 
 from . import queries
-from .queries import GT, LT, START, STOP, config
+from .queries import GT, LT, MATCH_VECTOR, START, STOP, config
 
 BATCH = 2_000
 WORK_MEM = "64MB"
@@ -130,6 +132,7 @@ class PostgresBackend(SearchBackend):
             )
             words = _title_words(r[0] for r in cur.fetchall())
             cur.execute("DELETE FROM search_indexedtext WHERE document_id = ANY(%s)", [ids])
+            cur.execute("DELETE FROM search_indexedmatch WHERE document_id = ANY(%s)", [ids])
             cur.execute("DELETE FROM search_indexeddocument WHERE id = ANY(%s)", [ids])
             self._count_words(cur, generation, words, -1)
         return len(ids)
@@ -203,6 +206,16 @@ WHERE d.id = ANY(%s)
   AND (d.titles ? l.code OR d.bodies ? l.code OR d.extras ? l.code)""",
                 [ids],
             )
+            # What searches filter, count and pre-match by (migration search.0003).
+            cur.execute(
+                f"""
+INSERT INTO search_indexedmatch (document_id, generation_id, kind, number, collapse,
+  valid_from, valid_to, vector)
+SELECT d.id, d.generation_id, d.kind, d.number, d.collapse, d.valid_from, d.valid_to,
+  {MATCH_VECTOR}
+FROM search_indexeddocument d WHERE d.id = ANY(%s)""",
+                [ids],
+            )
             self._count_words(cur, generation, words, 1)
         return len(docs)
 
@@ -250,7 +263,8 @@ WHERE d.id = ANY(%s)
 
     def _drop(self, generation: int) -> None:
         with transaction.atomic(using=_writer().alias), _writer().cursor() as cur:
-            for table in ("search_indexedtext", "search_indexedword", "search_indexeddocument"):
+            tables = ("search_indexedtext", "search_indexedmatch", "search_indexedword")
+            for table in (*tables, "search_indexeddocument"):
                 cur.execute(f"DELETE FROM {table} WHERE generation_id = %s", [generation])
             cur.execute("DELETE FROM search_indexgeneration WHERE id = %s", [generation])
 
