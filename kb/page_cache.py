@@ -172,7 +172,7 @@ def data_stamps() -> tuple[object, ...]:
     with connections[router.db_for_read(VocabularyTerm)].cursor() as cursor:
         cursor.execute(sql, params)
         row = tuple(cursor.fetchone())
-    stamps.remember(row[: stamps.ARCHIVE_COLUMNS])  # its first columns: archive_state_sql's
+    stamps.remember(row[: stamps.archive_column_count()])  # its first: archive_state_sql's
     return row
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 
 from django.db import connection, connections, router
 
@@ -56,20 +57,30 @@ def archive_generation() -> str:
     return stamp
 
 
-#: How many columns archive_state_sql has.
-ARCHIVE_COLUMNS = 5
-
-
 def archive_state_sql() -> str:
     """The columns of archive_generation's query, for a statement that reads more stamps in
-    the same round trip (kb.page_cache). Written as SQL, not built by the ORM: the page cache
-    reads it on every request, where compiling the queryset cost more than running it."""
+    the same round trip (kb.page_cache, which hands them back through `remember`). Written as
+    SQL, not built by the ORM: the page cache reads it on every request, where compiling the
+    queryset cost more than running it."""
+    return ", ".join(_archive_columns())
+
+
+def archive_column_count() -> int:
+    """How many columns archive_state_sql has (the first ones of kb.page_cache's statement)."""
+    return len(_archive_columns())
+
+
+@lru_cache(maxsize=1)
+def _archive_columns() -> tuple[str, ...]:
+    """Written once per process (the page cache asks for them on every request)."""
     q = connection.ops.quote_name
     release, rule, term, record = (
         q(model._meta.db_table) for model in (Release, RuleVersion, GlossaryVersion, ImportRecord)
     )
     return (
-        f"(SELECT COUNT(*) FROM {release}), (SELECT MAX(imported_at) FROM {release}), "
-        f"(SELECT MAX(id) FROM {record}), (SELECT MAX(edited_at) FROM {rule}), "
-        f"(SELECT MAX(edited_at) FROM {term})"
+        f"(SELECT COUNT(*) FROM {release})",
+        f"(SELECT MAX(imported_at) FROM {release})",
+        f"(SELECT MAX(id) FROM {record})",
+        f"(SELECT MAX(edited_at) FROM {rule})",
+        f"(SELECT MAX(edited_at) FROM {term})",
     )
