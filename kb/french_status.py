@@ -248,10 +248,11 @@ def french_states(
         found = _states(with_french, by_lineage, english)
     out = {}
     for vid, lineage in shown.items():
-        if vid not in found:  # no French up to `date` in its lineage: missing, no query needed
-            found[vid] = FrenchText(MISSING, shown_english=english.get(vid, ""))
-            found[vid].lineage_id = lineage
-        out[vid] = found[vid]
+        state = found.get(vid)
+        if state is None:  # no French up to `date` in its lineage: missing, no query needed
+            state = FrenchText(MISSING, shown_english=english.get(vid, ""))
+            state.lineage_id = lineage
+        out[vid] = state
     return out
 
 

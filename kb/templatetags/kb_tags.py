@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from functools import lru_cache
 from html import escape
+from typing import TYPE_CHECKING
 
 from django import template
 from django.utils import formats
@@ -12,6 +13,9 @@ from django.utils.html import conditional_escape, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+if TYPE_CHECKING:
+    from kb.history import DiffItem
 
 register = template.Library()
 
@@ -60,7 +64,7 @@ def switcher_items(switcher: list[dict[str, object]]) -> str:
 
 
 @register.filter
-def diff_items(items: list) -> str:
+def diff_items(items: list[DiffItem]) -> str:
     """A diff's items (kb.history.DiffItem, with the view's URLs and chapter headings), each
     an <article>: a release diff lists hundreds, which cost the included template about
     40 % of the page; formatted here, escaped as the template did."""
@@ -68,38 +72,30 @@ def diff_items(items: list) -> str:
     return mark_safe("".join(_diff_item(item, labels) for item in items))
 
 
-def _diff_item(item: object, labels: dict[str, str]) -> str:
-    i = item  # a DiffItem
-    anchor = escape(i.anchor)  # type: ignore[attr-defined]
-    heading = getattr(i, "heading", None)
+def _diff_item(item: DiffItem, labels: dict[str, str]) -> str:
+    anchor = escape(item.anchor)
+    heading = getattr(item, "heading", None)  # set by the view on chapters
     title = f" {entry_title(heading)}" if heading else ""
-    new = f'<a href="{escape(i.new_url)}">{escape(i.new_number)}</a>'  # type: ignore[attr-defined]
-    old = f'<a href="{escape(i.old_url)}">{escape(i.old_number)}</a>'  # type: ignore[attr-defined]
-    status = i.status  # type: ignore[attr-defined]
-    if status == "added":
+    new = f'<a href="{escape(item.new_url)}">{escape(item.new_number)}</a>'
+    old = f'<a href="{escape(item.old_url)}">{escape(item.old_number)}</a>'
+    if item.status == "added":
         h3 = f'<span class="kind kind-added">{labels["added"]}</span> {new}{title}\n'
-    elif status == "removed":
+    elif item.status == "removed":
         h3 = f'<span class="kind kind-removed">{labels["removed"]}</span> {old}\n'
     else:
         moved = (
-            f'<span class="kind kind-moved">{labels["moved"]}</span> {old} → '
-            if i.moved  # type: ignore[attr-defined]
-            else ""
+            f'<span class="kind kind-moved">{labels["moved"]}</span> {old} → ' if item.moved else ""
         )
-        h3 = f"{moved}{new}{title}\n{change_kinds(i.kinds)}"  # type: ignore[attr-defined]
-    number = escape(i.new_number or i.old_number)  # type: ignore[attr-defined]
-    diff = (
-        f'<p class="diff" lang="en">{conditional_escape(i.diff)}</p>'  # type: ignore[attr-defined]
-        if i.diff  # type: ignore[attr-defined]
-        else ""
-    )
+        h3 = f"{moved}{new}{title}\n{change_kinds(item.kinds)}"
+    number = escape(item.new_number or item.old_number)
+    diff = f'<p class="diff" lang="en">{conditional_escape(item.diff)}</p>' if item.diff else ""
     examples = "".join(
         f'<p class="example diff"><span class="example-label">{labels["example"]}</span> '
         f'<span lang="en">{conditional_escape(x)}</span></p>'
-        for x in i.example_diffs  # type: ignore[attr-defined]
+        for x in item.example_diffs
     )
     return (
-        f'<article class="diff-item status-{escape(status)}" id="{anchor}">\n<h3>{h3}\n'
+        f'<article class="diff-item status-{escape(item.status)}" id="{anchor}">\n<h3>{h3}\n'
         f'<a class="anchor" href="#{anchor}" aria-label="{labels["link"]}">#</a>\n'
         f'<button type="button" class="copy cite-item" hidden data-n="{number}" '
         f'data-anchor="{anchor}">{labels["cite"]}</button></h3>\n'
