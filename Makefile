@@ -61,7 +61,8 @@ serve: $(VENV)/.installed
 # - the database tests on a throwaway PostgreSQL cluster where the server is installed (its own
 #   var folder), then the `standalone` tests (whole imports, servers and killed processes in
 #   data folders of their own), which need no session database.
-# The second lane's report follows the first one's.
+# The second lane's report follows the first one's; the last lines name every failed test
+# (CI shows the end of the output).
 test: install
 	$(BIN)/ruff check .
 	@mkdir -p var/postgres var/standalone
@@ -70,10 +71,13 @@ test: install
 	  echo; echo "== The standalone tests =="; \
 	  env KB_VAR_DIR=$(CURDIR)/var/standalone $(BIN)/pytest -p no:cacheprovider -m standalone; \
 	  S=$$?; [ $$P -eq 0 ] && [ $$S -eq 0 ] ) > var/postgres/test.log 2>&1 & LANE=$$!; \
-	$(BIN)/pytest -m "not standalone"; SQLITE=$$?; \
+	{ $(BIN)/pytest -m "not standalone"; echo $$? > var/sqlite.status; } | tee var/sqlite.log; \
+	SQLITE=$$(cat var/sqlite.status); \
 	wait $$LANE; OTHER=$$?; \
 	echo; echo "== The database tests on PostgreSQL, then the standalone tests (exit status $$OTHER) =="; \
 	cat var/postgres/test.log; \
+	echo; echo "== make test: SQLite lane exit status $$SQLITE, the other lane's $$OTHER =="; \
+	grep -h -E "^(FAILED|ERROR) " var/sqlite.log var/postgres/test.log || true; \
 	[ $$SQLITE -eq 0 ] && [ $$OTHER -eq 0 ]
 
 test-postgres: install

@@ -4,7 +4,7 @@ the next requests answer 200, and the database passes SQLite's integrity check.
 gunicorn as `make serve` runs it (production settings, static files collected), with one
 worker so that the request in flight is known to be the killed worker's, on the session's
 test database holding the whole archive: the diff of the first and last releases as JSON
-takes seconds to build, long enough to kill the worker while it does.
+takes a while to build, and the worker is killed as soon as it has accepted the connection.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -104,10 +103,13 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_breaks(
             except OSError as exc:  # the connection closed without an answer
                 outcome.append(exc)
 
+        held = _client_sockets(worker)
         in_flight = threading.Thread(target=request)
         in_flight.start()
-        time.sleep(0.5)
-        assert in_flight.is_alive(), f"answered before the kill: {outcome}"
+        # Killed the moment the worker holds the request's connection: it is then reading the
+        # request or building the answer (the diff of the whole archive: far longer than the
+        # fraction of a millisecond between two looks), never done with it.
+        assert _wait(lambda: _client_sockets(worker) - held, 30, step=0.0002), "not accepted"
         os.kill(worker, signal.SIGKILL)
         in_flight.join(timeout=60)
         assert outcome and isinstance(outcome[0], OSError), outcome  # no half answer
@@ -125,6 +127,20 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_breaks(
             master.kill()
     with sqlite3.connect(db) as check:
         assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _client_sockets(pid: int) -> set[str]:
+    """The sockets a process holds open (its listening socket and the connections it
+    accepted), by inode."""
+    out = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed between the listing and the reading
+            continue
+        if target.startswith("socket:"):
+            out.add(target)
+    return out
 
 
 def _answers(base: str) -> bool:

@@ -109,12 +109,12 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _wait(condition, timeout: float) -> bool:
+def _wait(condition, timeout: float, step: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return True
-        time.sleep(0.05)
+        time.sleep(step)
     return condition()
 
 
