@@ -22,7 +22,7 @@ from search import registry
 from search.documents import Hit
 from search.registry import document_type
 
-from . import presenting, service, throttling
+from . import markup, presenting, service, throttling
 
 PAGE_WINDOW = 3
 
@@ -78,7 +78,7 @@ def search(request: HttpRequest) -> HttpResponse:
                 "name": g.name,
                 "label": _group_label(g.name),
                 "total": g.total,
-                "hits": [dress(h) for h in g.hits],
+                "items": markup.hit_items(dress(h) for h in g.hits),
                 "more": g.more if len(g.kinds) == 1 and every_kind else 0,
                 "more_label": _kind_label(g.kinds[0]),
                 "more_url": _url(request, kind=[g.kinds[0]]),
