@@ -22,7 +22,7 @@ from whoosh.query import Query, Term
 from search.backend import SearchUnavailable
 from search.registry import kinds as registered_kinds
 
-from . import scoring, suggesting
+from . import scoring, segments, suggesting
 from .compiling import release_filter
 from .folders import LiveFolder
 from .schema import language_fields
@@ -211,31 +211,13 @@ class Searchers:
     def _kind_codes(self, s) -> np.ndarray:
         """Each document's kind as its index in the registered kinds (their count for another
         kind or a deleted document), kept per searcher."""
-
-        def build() -> np.ndarray:
-            kinds = registered_kinds()
-            codes = np.full(s.doc_count_all(), len(kinds), dtype=np.int8)
-            for code, kind in enumerate(kinds):
-                codes[list(s.docs_for_query(Term("kind", kind)))] = code
-            return codes
-
-        return self._memoized(s, ("kinds",), build)
+        kinds = tuple(registered_kinds())
+        return self._memoized(s, ("kinds",), lambda: segments.kind_codes(s, kinds))
 
     def _collapse_codes(self, s) -> np.ndarray:
         """Each document's collapse group as a number, -1 for a document alone in its group
         (most are), kept per searcher."""
-
-        def build() -> np.ndarray:
-            codes = np.full(s.doc_count_all(), -1, dtype=np.int32)
-            keys: dict[str, list[int]] = {}
-            for docnum, key in enumerate(s.reader().column_reader("collapse")):
-                if key:
-                    keys.setdefault(key, []).append(docnum)
-            for code, docnums in enumerate(d for d in keys.values() if len(d) > 1):
-                codes[docnums] = code
-            return codes
-
-        return self._memoized(s, ("collapse",), build)
+        return self._memoized(s, ("collapse",), lambda: segments.collapse_codes(s))
 
     def _scope(self, s, date: dt.date | None):
         """The documents valid on `date` as a boolean array by document number, kept per
@@ -243,12 +225,9 @@ class Searchers:
         if date is None:
             return None
 
-        def build() -> np.ndarray:
-            mask = np.zeros(s.doc_count_all(), dtype=bool)
-            mask[list(s.docs_for_query(release_filter(date)))] = True
-            return mask
-
-        return self._memoized(s, ("scope", date), build)
+        return self._memoized(
+            s, ("scope", date), lambda: segments.matching(s, ("scope", date), release_filter(date))
+        )
 
     def _names(self, s, kind: str) -> frozenset[str]:
         """The names of the documents of `kind` (see suggesting.read_names), per searcher."""
@@ -262,7 +241,9 @@ class Searchers:
         everything = self._memoized(
             s,
             ("catalogue", None),
-            lambda: suggesting.read_catalogue(s, self._kind_codes(s) < len(registered_kinds())),
+            lambda: segments.catalogue(
+                s, suggesting.plain, self._kind_codes(s) < len(registered_kinds())
+            ),
         )
         scope = self._scope(s, release)
         if scope is None:

@@ -21,44 +21,27 @@ from whoosh.fields import Schema
 from search import analysis, conf
 from search.backend import Suggestion
 
+from . import segments
 from .schema import body_field, title_field
 
-#: (sorted folded titles, (document number, language) of each)
-Catalogue = tuple[list[str], list[tuple[int, str]]]
+Catalogue = segments.Catalogue
 plain = analysis.plain
-
-
-def read_catalogue(s, live: np.ndarray) -> Catalogue:
-    """Every title of every release (documents not deleted: `live`); a release's catalogue is
-    a filter of it. Titles repeat across rule versions, so each is folded once."""
-    reader = s.reader()
-    folded: dict[str, str] = {}
-    rows = []
-    for lang in conf.codes():
-        for n, title in enumerate(reader.column_reader(title_field(lang))):
-            if title and live[n]:
-                key = folded.get(title)
-                if key is None:
-                    key = folded[title] = plain(title)
-                rows.append((key, n, lang))
-    rows.sort()
-    return [r[0] for r in rows], [(r[1], r[2]) for r in rows]
 
 
 def read_names(s, codes: np.ndarray, code: int) -> frozenset[str]:
     """Every name of the documents whose kind is `code`: whole titles, faces and short names
     (before a comma), folded; the short ones (under four letters) are left out."""
-    reader = s.reader()
-    names: set[str] = set()
-    for lang in conf.codes():
-        for n, title in enumerate(reader.column_reader(title_field(lang))):
-            if not title or codes[n] != code:
-                continue
-            for face in title.split(" // "):
-                names.add(plain(face))
-                if "," in face:
-                    names.add(plain(face.split(",")[0]))
-    return frozenset(n for n in names if len(n) >= 4)
+    found = segments.names(s, codes, code, _names_of)
+    return frozenset(n for n in found if len(n) >= 4)
+
+
+def _names_of(title: str) -> set[str]:
+    names = set()
+    for face in title.split(" // "):
+        names.add(plain(face))
+        if "," in face:
+            names.add(plain(face.split(",")[0]))
+    return names
 
 
 def named(text: str, names: frozenset[str], longest: int = 8) -> list[str]:
