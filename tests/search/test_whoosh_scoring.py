@@ -385,7 +385,7 @@ def test_the_spelling_dictionary_sums_its_segments_and_reads_each_once(
     """Per-segment title words summed are the whole reader's (deletions included, as Whoosh
     counts them); a segment already read is not read again (a new searcher after an edit
     reads only the new segments)."""
-    from search.backends.whoosh import suggesting
+    from search.backends.whoosh import segments, suggesting
 
     counts: dict[str, int] = {}
     for term, info in searcher.reader().iter_field("title_en"):
@@ -393,9 +393,9 @@ def test_the_spelling_dictionary_sums_its_segments_and_reads_each_once(
         if text.isalpha() and len(text) > 2:
             counts[text] = info.doc_frequency()
     expected = (sorted(counts), [counts[w] for w in sorted(counts)])
-    suggesting._SEGMENTS.clear()
+    segments._tables.clear()
     assert suggesting.read_dictionary(searcher) == expected
-    assert len(suggesting._SEGMENTS) == 2
+    assert len(segments._tables) == 2
     read = []
     for reader, _ in searcher.reader().leaf_readers():
         monkeypatch.setattr(reader, "iter_field", lambda *a, **k: read.append(a) or iter(()))

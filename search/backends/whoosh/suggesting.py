@@ -9,8 +9,7 @@ title word in a few milliseconds.
 from __future__ import annotations
 
 import bisect
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -110,7 +109,7 @@ def suggestions(
 def read_dictionary(s) -> tuple[list[str], list[int]]:
     """The words of all titles with their document frequencies: each segment's counts summed
     (what Whoosh's reader of the whole index sums too). A segment never changes once written,
-    so its counts are read once per process (`_segment_words`): after an index change (an
+    so its counts are read once per process (`segments.of_segment`): after an index change (an
     edit, an import's drain) a new searcher reads only the segments written since, where
     reading every title term again took seconds on a busy machine."""
     counts: Counter[str] = Counter()
@@ -120,32 +119,17 @@ def read_dictionary(s) -> tuple[list[str], list[int]]:
     return words, [counts[w] for w in words]
 
 
-#: Title words per segment, by segment id (Whoosh's random segment ids differ across folders).
-_SEGMENTS: OrderedDict[str, dict[str, int]] = OrderedDict()
-_SEGMENTS_KEPT = 64
-_segments_lock = threading.Lock()
-
-
 def _segment_words(reader) -> dict[str, int]:
-    key = reader.segment().segment_id() if reader.segment() is not None else None
-    if key is not None:
-        with _segments_lock:
-            found = _SEGMENTS.get(key)
-            if found is not None:
-                _SEGMENTS.move_to_end(key)
-                return found
-    counts: dict[str, int] = {}
-    for lang in conf.codes():
-        for term, info in reader.iter_field(title_field(lang)):
-            text = term.decode() if isinstance(term, bytes) else term
-            if text.isalpha() and len(text) > 2:
-                counts[text] = counts.get(text, 0) + info.doc_frequency()
-    if key is not None:
-        with _segments_lock:
-            _SEGMENTS[key] = counts
-            while len(_SEGMENTS) > _SEGMENTS_KEPT:
-                _SEGMENTS.popitem(last=False)
-    return counts
+    def read() -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for lang in conf.codes():
+            for term, info in reader.iter_field(title_field(lang)):
+                text = term.decode() if isinstance(term, bytes) else term
+                if text.isalpha() and len(text) > 2:
+                    counts[text] = counts.get(text, 0) + info.doc_frequency()
+        return counts
+
+    return segments.of_segment(reader, ("words",), read)
 
 
 def closest(word: str, dictionary: tuple[list[str], list[int]]) -> str | None:
