@@ -97,3 +97,15 @@ def test_an_edit_is_a_deletion_and_an_addition(backend) -> None:
     assert "renamed card" in after["names"] and "card a 0" not in after["names"]
     segments._tables.clear()
     _same(after, _tables(backend))
+
+
+def test_the_tables_of_segments_merged_away_are_dropped(backend) -> None:
+    _tables(backend)
+    old = {r.segment().segment_id() for r, _ in segments.leaves(backend.searcher())}
+    for n in range(12):  # enough commits for Whoosh to merge the small segments
+        backend.index(_cards(1, f"m{n}"))
+        _tables(backend)
+    now = {r.segment().segment_id() for r, _ in segments.leaves(backend.searcher())}
+    kept = {key[0] for key in segments._tables}
+    assert kept <= now and not (old - now) & kept
+    assert len(now) < 13  # some were merged

@@ -88,6 +88,7 @@ class Searchers:
             s = self._searcher
             if s is previous:
                 return s
+            segments.forget_others(s)
             plan = self._warming_plan()
             if not plan[0]:
                 return s

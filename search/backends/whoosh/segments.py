@@ -54,6 +54,16 @@ def of_segment(reader, key: tuple, build: Callable[[], T]) -> T:
     return found
 
 
+def forget_others(s) -> None:
+    """Drop what was read from segments that are not the searcher's (merged away, or of a
+    folder replaced by a rebuild): a process that outlives many index changes keeps only
+    the tables of the index it reads."""
+    current = {r.segment().segment_id() for r, _ in leaves(s) if r.segment() is not None}
+    with _lock:
+        for key in [k for k in _tables if k[0] not in current]:
+            del _tables[key]
+
+
 def leaves(s) -> list[tuple[object, int]]:
     """(segment reader, first document number) of each segment of a searcher."""
     return list(s.reader().leaf_readers())
