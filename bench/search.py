@@ -113,6 +113,10 @@ def latency(queries: list[str] | None = None) -> int:
     figure("search page over HTTP (runserver, loopback) p95", f"{p95(page):.1f} ms")
     figure("  median", f"{median(page):.1f} ms")
     figure("autocomplete over HTTP p95 (target <= 20)", f"{p95(autocomplete):.1f} ms")
+    page, autocomplete = _served_by_gunicorn(queries)
+    figure("search page over HTTP (make serve, 1 worker) p95", f"{p95(page):.1f} ms")
+    figure("  median", f"{median(page):.1f} ms")
+    figure("autocomplete over HTTP (make serve) p95", f"{p95(autocomplete):.1f} ms")
     figure("autocomplete in process p95", f"{p95(_autocomplete(queries)):.1f} ms")
     cold = _cold(queries)
     figure("query cold (no leaf scored) p95 / median", f"{p95(cold):.0f} / {median(cold):.0f} ms")
@@ -198,8 +202,6 @@ def _served(queries: list[str]) -> tuple[list[float], list[float]]:
     runserver`, DEBUG off) over loopback: one round to open the index and warm it, then
     ROUNDS measured."""
     import socket
-    import urllib.parse
-    import urllib.request
 
     from django.conf import settings
 
@@ -214,33 +216,54 @@ def _served(queries: list[str]) -> tuple[list[float], list[float]]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    base = f"http://127.0.0.1:{port}/en/search/?all=1&q="
     try:
-        for _ in range(300):  # up to 30 s to start
-            try:
-                urllib.request.urlopen(base + "trample", timeout=30).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-
-        def get(q: str) -> None:
-            with urllib.request.urlopen(base + urllib.parse.quote(q), timeout=30) as r:
-                r.read()
-                assert r.status == 200, q
-
-        suggest = f"http://127.0.0.1:{port}/en/search/suggest/?q="
-
-        def complete(prefix: str) -> None:
-            with urllib.request.urlopen(suggest + urllib.parse.quote(prefix), timeout=30) as r:
-                r.read()
-                assert r.status == 200, prefix
-
-        prefixes = [q[:n] for q in queries for n in (3, 5, 8) if len(q) > n]
-        time_each(get, queries)  # opens the index and warms it
-        return time_each(get, queries, rounds=ROUNDS), time_each(complete, prefixes, rounds=1)
+        return _timed_over_http(f"http://127.0.0.1:{port}", queries)
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def _served_by_gunicorn(queries: list[str]) -> tuple[list[float], list[float]]:
+    """The same through `make serve` (gunicorn, production settings, whitenoise) with one
+    worker, so that the warm-up round warms the process every measured request reaches."""
+    import socket
+
+    from bench.serve import serving
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with serving(port, workers=1) as (base, _seconds):
+        return _timed_over_http(base, queries)
+
+
+def _timed_over_http(base: str, queries: list[str]) -> tuple[list[float], list[float]]:
+    import urllib.parse
+    import urllib.request
+
+    page = f"{base}/en/search/?all=1&q="
+    for _ in range(300):  # up to 30 s to start
+        try:
+            urllib.request.urlopen(page + "trample", timeout=30).read()
+            break
+        except OSError:
+            time.sleep(0.1)
+
+    def get(q: str) -> None:
+        with urllib.request.urlopen(page + urllib.parse.quote(q), timeout=30) as r:
+            r.read()
+            assert r.status == 200, q
+
+    suggest = f"{base}/en/search/suggest/?q="
+
+    def complete(prefix: str) -> None:
+        with urllib.request.urlopen(suggest + urllib.parse.quote(prefix), timeout=30) as r:
+            r.read()
+            assert r.status == 200, prefix
+
+    prefixes = [q[:n] for q in queries for n in (3, 5, 8) if len(q) > n]
+    time_each(get, queries)  # opens the index and warms it
+    return time_each(get, queries, rounds=ROUNDS), time_each(complete, prefixes, rounds=1)
 
 
 def _autocomplete(queries: list[str]) -> list[float]:
