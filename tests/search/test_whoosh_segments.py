@@ -109,3 +109,18 @@ def test_the_tables_of_segments_merged_away_are_dropped(backend) -> None:
     kept = {key[0] for key in segments._tables}
     assert kept <= now and not (old - now) & kept
     assert len(now) < 13  # some were merged
+
+
+def test_an_empty_index_answers_every_read(tmp_path) -> None:
+    """The live index `make run` creates before its first build holds no document, and its
+    reader no column: the tables are empty, not an error."""
+    from search.backend import SearchRequest
+    from search.syntax import Group, Word
+
+    b = WhooshBackend(tmp_path / "index")
+    b.folder.create_live()
+    assert b.search(SearchRequest(groups=(Group((Word("trample"),)),), release=DAY)).total == 0
+    assert b.suggest("tra", release=DAY) == [] and b.suggest("tra") == []
+    assert b.names_in("lightning bolt", kind="card") == []
+    assert b.lookup("rule", number="702.19", release=DAY) is None
+    assert len(_tables(b)["kinds"]) == 0

@@ -80,6 +80,14 @@ def live(s) -> np.ndarray:
     return mask
 
 
+def _column(reader, name: str, default):
+    """A column's values, one per document; `default` for each where the reader has no such
+    column (an empty index's reader has none)."""
+    if reader.has_column(name):
+        return reader.column_reader(name)
+    return [default] * reader.doc_count_all()
+
+
 def kind_codes(s, kinds: tuple[str, ...]) -> np.ndarray:
     """Each document's kind as its index in `kinds` (their count for another kind or a
     deleted document)."""
@@ -87,7 +95,7 @@ def kind_codes(s, kinds: tuple[str, ...]) -> np.ndarray:
     index = {kind: code for code, kind in enumerate(kinds)}
 
     def build(reader) -> np.ndarray:
-        column = reader.column_reader("kind")
+        column = _column(reader, "kind", "")
         return np.fromiter((index.get(k, other) for k in column), np.int8, reader.doc_count_all())
 
     parts = [of_segment(r, ("kinds", kinds), lambda r=r: build(r)) for r, _ in leaves(s)]
@@ -100,7 +108,7 @@ def collapse_codes(s) -> np.ndarray:
     """Each document's collapse group as a number, -1 for a document alone in its group."""
 
     def build(reader) -> np.ndarray:
-        column = reader.column_reader("collapse")
+        column = _column(reader, "collapse", "")
         return np.fromiter(
             (int(k, 16) if k else 0 for k in column), np.uint64, reader.doc_count_all()
         )
@@ -146,7 +154,7 @@ def catalogue(s, fold: Callable[[str], str], keep: np.ndarray) -> Catalogue:
         folded: dict[str, str] = {}
         rows = []
         for lang in conf.codes():
-            for n, title in enumerate(reader.column_reader(title_field(lang))):
+            for n, title in enumerate(_column(reader, title_field(lang), "")):
                 if title:
                     key = folded.get(title)
                     if key is None:
@@ -169,7 +177,7 @@ def names(s, codes: np.ndarray, code: int, of_title: Callable[[str], set[str]]) 
     def build(reader, offset: int) -> list[tuple[int, frozenset[str]]]:
         rows = []
         for lang in conf.codes():
-            for n, title in enumerate(reader.column_reader(title_field(lang))):
+            for n, title in enumerate(_column(reader, title_field(lang), "")):
                 if title and codes[n + offset] == code:
                     rows.append((n, frozenset(of_title(title))))
         return rows

@@ -91,6 +91,8 @@ def suggestions(
                 if len(found) >= 400:
                     break
     out: list[Suggestion] = []
+    if not found:  # an empty index's reader has no columns to read below
+        return out
     seen: set[tuple[str, str]] = set()
     kinds = s.reader().column_reader("kind")
     found.sort(key=lambda f: (f[0], kind_order(kinds[f[1]]), f[1]))
