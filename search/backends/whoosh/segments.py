@@ -17,7 +17,7 @@ import heapq
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from whoosh.query import Query
@@ -45,7 +45,7 @@ def of_segment(reader, key: tuple, build: Callable[[], T]) -> T:
         found = _tables.get(full)
         if found is not None:
             _tables.move_to_end(full)
-            return found  # type: ignore[return-value]
+            return cast(T, found)
     found = build()
     with _lock:
         _tables[full] = found
