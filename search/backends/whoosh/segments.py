@@ -172,7 +172,8 @@ def catalogue(s, fold: Callable[[str], str], keep: np.ndarray) -> Catalogue:
 
 
 def names(s, codes: np.ndarray, code: int, of_title: Callable[[str], set[str]]) -> frozenset[str]:
-    """The names (`of_title` of each title) of the documents whose kind is `code`."""
+    """The names (`of_title` of each title) of the documents whose kind is `code` in `codes`
+    (kind_codes: a deleted document has none)."""
 
     def build(reader, offset: int) -> list[tuple[int, frozenset[str]]]:
         rows = []
@@ -182,11 +183,10 @@ def names(s, codes: np.ndarray, code: int, of_title: Callable[[str], set[str]]) 
                     rows.append((n, frozenset(of_title(title))))
         return rows
 
-    alive = live(s)
     out: set[str] = set()
     for reader, offset in leaves(s):
         rows = of_segment(reader, ("names", code), lambda r=reader, o=offset: build(r, o))
         for n, found in rows:
-            if alive[n + offset]:
+            if codes[n + offset] == code:  # the kinds mark documents deleted since as no kind
                 out |= found
     return frozenset(out)
