@@ -73,6 +73,19 @@ def _integrity(db: Path) -> str:
         return connection.execute("PRAGMA integrity_check").fetchone()[0]
 
 
+def _session(sid: int) -> set[int]:
+    """The running processes of session `sid` (the drain was started as a session leader)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            out.add(int(stat.parent.name))
+    return out
+
+
 def _locks_free(index: Path, live: Path) -> bool:
     """Neither the drain's writer lock nor Whoosh's own is held by anyone."""
     from filelock import FileLock, Timeout
@@ -119,8 +132,11 @@ def test_a_drain_killed_mid_write_loses_nothing_and_the_next_one_cleans_up(
             drain.kill()
     try:
         assert _wait(lambda: not any(_alive(pid) for pid in children), 5), "orphans still run"
+        # Every process of the drain's session, those started after the list above included
+        # (they share its descriptors, the locks among them), exits with it.
+        assert _wait(lambda: not _session(drain.pid), 5), f"still running: {_session(drain.pid)}"
     finally:
-        for pid in children:
+        for pid in children | _session(drain.pid):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
