@@ -22,7 +22,7 @@ from config import languages
 from kb import glosses, page_cache, selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
-from search.analysis import fold, is_stop_word, plain, stem_words
+from search.analysis import english, fold, is_stop_word, plain, stem_words
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
 from search.registry import document_type
@@ -431,9 +431,29 @@ def _definitions_first(
             release=request.release,
         )
         first += [hit] if hit else []
+    first = _defining_order(first, english or key)
     seen = {(h.kind, h.number or h.ref) for h in first}
     rest = [h for h in out.results.hits if (h.kind, h.number or h.ref) not in seen]
     out.results.hits = (first + rest)[: max(request.per_page, len(first))]
+
+
+def _defining_order(hits: list[Hit], term: str) -> list[Hit]:
+    """The rules an entry cites, those sharing more of the term's words first: an entry
+    cites the general rule before the precise one ("Activated Ability: see rule 113,
+    Abilities, and rule 602, Activating Activated Abilities"; Face Down cites section 4,
+    Zones, before 110.5, which says what face down is). Ties keep the entry's order."""
+    wanted = _stemmed(term)
+
+    def shared(hit: Hit) -> int:
+        return len(wanted & _stemmed(hit.text))
+
+    rules = sorted((h for h in hits if h.kind == "rule"), key=lambda h: -shared(h))
+    return rules + [h for h in hits if h.kind != "rule"]
+
+
+def _stemmed(text: str) -> set[str]:
+    """A text's words as the index stems them ("Abilities" and "ability" meet)."""
+    return {token.text for token in english()(text)}
 
 
 def _leading_term(index: dict, stems: dict, key: str):

@@ -248,6 +248,18 @@ def test_a_definition_request_by_its_first_words_finds_the_term(search_index) ->
     assert "701.58" in [h.number for h in hits]
 
 
+def test_the_rule_an_entry_cites_that_names_the_term_comes_first(search_index) -> None:
+    """Activated Ability's entry cites 113 (Abilities) before 602 (Activating Activated
+    Abilities); Face Down cites section 4 (Zones) before 110.5, which says what face down
+    is. The rule sharing the term's words leads; the other cited rules follow, then the entry."""
+    first = [(h.kind, h.number or h.ref) for h in search("activated ability").results.hits[:3]]
+    assert first == [("rule", "602"), ("rule", "113"), ("glossary", "activated-ability")]
+    first = [(h.kind, h.number or h.ref) for h in search("capacité activée").results.hits[:1]]
+    assert first == [("rule", "602")]
+    numbers = [h.number for h in search("face down definition").results.hits[:3]]
+    assert numbers[0] == "110.5" and "4" in numbers[1:]
+
+
 def test_a_term_asked_for_with_another_ending_finds_its_entry(search_index) -> None:
     """ "Destroying" asks for Destroy: the glossary's names are compared by their stems."""
     hits = search("what counts as destroying a permanent").results.hits[:2]
