@@ -22,7 +22,8 @@ from config import languages
 from kb import glosses, page_cache, selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
-from search.analysis import english, fold, is_stop_word, plain, stem_words
+from search.analysis import english as english_analyzer
+from search.analysis import fold, is_stop_word, plain, stem_words
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
 from search.registry import document_type
@@ -453,7 +454,12 @@ def _defining_order(hits: list[Hit], term: str) -> list[Hit]:
 
 def _stemmed(text: str) -> set[str]:
     """A text's words as the index stems them ("Abilities" and "ability" meet)."""
-    return {token.text for token in english()(text)}
+    return {token.text for token in _analyzer()(text)}
+
+
+@lru_cache(maxsize=1)
+def _analyzer():
+    return english_analyzer()
 
 
 def _leading_term(index: dict, stems: dict, key: str):
