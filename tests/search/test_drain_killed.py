@@ -22,7 +22,15 @@ import pytest
 
 from search.backends.whoosh.folders import _scratch
 from tests.conftest import release_files, requires_shared
-from tests.search.test_rebuild_killed import _alive, _children, _env, _manage, _python, _wait
+from tests.search.test_rebuild_killed import (
+    _alive,
+    _children,
+    _env,
+    _manage,
+    _processes,
+    _python,
+    _wait,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only, pytest.mark.standalone, requires_shared]
 
@@ -75,15 +83,9 @@ def _integrity(db: Path) -> str:
 
 def _session(sid: int) -> set[int]:
     """The running processes of session `sid` (the drain was started as a session leader)."""
-    out = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
-            out.add(int(stat.parent.name))
-    return out
+    return {
+        pid for pid, fields in _processes() if int(fields[3]) == sid and fields[0] not in ("Z", "X")
+    }
 
 
 def _locks_free(index: Path, live: Path) -> bool:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -88,16 +89,19 @@ def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def _children(pid: int) -> set[int]:
-    out = set()
+def _processes() -> Iterator[tuple[int, list[str]]]:
+    """Each running process's id and the fields of its /proc stat after the command name
+    (state, parent, group, session...); one that ends while being read is skipped."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
-            out.add(int(stat.parent.name))
-    return out
+        yield int(stat.parent.name), fields
+
+
+def _children(pid: int) -> set[int]:
+    return {child for child, fields in _processes() if int(fields[1]) == pid}
 
 
 def _alive(pid: int) -> bool:
