@@ -58,6 +58,10 @@ class ReleaseOut(Schema):
     set_code: str
     counts: dict[str, int]
     url: str
+    upcoming: bool = Field(
+        description="Loaded before its effective date: readable by its date, not in force yet "
+        "(`current` is the release in force today)"
+    )
 
 
 class ResolvedTarget(Schema):
@@ -152,6 +156,7 @@ def _release_out(release: Release, request: HttpRequest) -> ReleaseOut:
         url=request.build_absolute_uri(
             reverse("kb:contents", args=[release.effective_date.isoformat()])
         ),
+        upcoming=release.effective_date > selectors.today(),
     )
 
 
@@ -161,7 +166,10 @@ def resolve_release(token: str, releases: selectors.Releases | None = None) -> R
         return selectors.release_for(token, releases or selectors.Releases.load())
     except selectors.BadRelease as exc:
         raise HttpError(400, str(exc)) from None
-    except selectors.NoRelease:
+    except selectors.NoRelease as exc:
+        if exc.date is None and exc.first is not None:
+            message = f"no release in force yet: the first takes effect on {exc.first}"
+            raise HttpError(404, message) from None
         raise HttpError(404, f"no release in force on {token}") from None
 
 
@@ -192,6 +200,7 @@ def _references(
 
 @router.get("/releases", response=list[ReleaseOut], summary="Every release, oldest first")
 def releases(request: HttpRequest) -> list[ReleaseOut]:
+    """Every release loaded, those still to come included (marked `upcoming`)."""
     return [_release_out(r, request) for r in selectors.Releases.load().all]
 
 

@@ -29,6 +29,7 @@ RELEASES_IN_FEED = 20
 
 class ReleasesFeed(Feed):
     feed_type = Atom1Feed
+    page_cache_reads = frozenset()  # no query parameter (kb.page_cache.reads)
     author_name = "Rules KB"
 
     def title(self) -> str:
@@ -44,7 +45,11 @@ class ReleasesFeed(Feed):
         return reverse("kb:releases_feed")
 
     def items(self) -> list[tuple[Release, Release | None]]:
-        releases = selectors.Releases.load().all  # oldest first
+        """The releases in force by now, newest first. A release loaded before its effective
+        date is left out until that date, when it enters as the newest entry (dated by its
+        effective date): a feed entry says "this is the rule now", and a reader's feed keeps
+        an entry as first seen, so one announced early could never be told apart later."""
+        releases = selectors.Releases.load().in_force_now  # oldest first
         pairs = [(r, releases[i - 1] if i else None) for i, r in enumerate(releases)]
         return pairs[::-1][:RELEASES_IN_FEED]
 
@@ -81,6 +86,7 @@ class ReleasesFeed(Feed):
 
 class RuleHistoryFeed(Feed):
     feed_type = Atom1Feed
+    page_cache_reads = frozenset()  # no query parameter (kb.page_cache.reads)
     author_name = "Rules KB"  # Atom asks for an author of the feed
 
     def get_object(self, request: HttpRequest, number: str) -> dict:
@@ -93,7 +99,8 @@ class RuleHistoryFeed(Feed):
         )
         if version is None:
             raise Http404(_("No rule %(n)s in the current release.") % {"n": number})
-        items = rule_history(version.lineage_id, releases)
+        # The changes in force by now: a release to come enters the feed on its date.
+        items = [i for i in rule_history(version.lineage_id, releases) if i.date <= releases.today]
         return {"number": number, "items": items}
 
     def title(self, obj: dict) -> str:

@@ -24,6 +24,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from .models import Release
+from .selectors import today
 
 API_PREFIX = "/api/v1/"
 #: The API answers about rules texts alone: a search or a rule's rulings also read the cards,
@@ -74,7 +75,8 @@ def _is_reading(request: HttpRequest) -> bool:
 def is_pinned(request: HttpRequest) -> bool:
     """Whether the answer is about loaded releases only, named by their dates (never
     `current`, nor a date that stands for the release in force on it: the next import may
-    change what that date answers)."""
+    change what that date answers; nor a release still to come, whose page says so until
+    its date)."""
     if request.path.startswith(API_PREFIX):
         if not request.path.startswith(PINNABLE_API) or request.path.endswith(UNPINNED_API):
             return False
@@ -92,6 +94,8 @@ def is_pinned(request: HttpRequest) -> bool:
             dates.append(dt.date.fromisoformat(token))
         except ValueError:
             return False  # `current`, or something the view resolved otherwise
+    if max(dates) > today():
+        return False  # a release to come: its "not in force yet" goes on its date
     loaded = set(
         Release.objects.filter(effective_date__in=dates).values_list("effective_date", flat=True)
     )

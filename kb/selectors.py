@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import connection, connections, router
 from django.db.models import F, Q, QuerySet
+from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
@@ -66,6 +68,17 @@ class NoRelease(LookupError):
         super().__init__(f"no release in force on {date}" if date else "no release loaded")
         self.date = date
         self.first = first
+
+
+def today() -> dt.date:
+    """The day whose release is `current`: the one place the site asks what day it is, so that
+    a release loaded before its effective date becomes current on that date with nothing done,
+    and so that tests (and a maintainer previewing a release to come) can move the day with
+    the setting KB_TODAY (a date or "YYYY-MM-DD"). Else today in the site's time zone."""
+    fixed = getattr(settings, "KB_TODAY", None)
+    if fixed:
+        return fixed if isinstance(fixed, dt.date) else dt.date.fromisoformat(str(fixed))
+    return timezone.localdate()
 
 
 def parse_release_token(token: str) -> dt.date | None:
@@ -134,9 +147,36 @@ class Releases:
             self._labels[language] = found
         return found
 
-    @property
+    @cached_property
+    def today(self) -> dt.date:
+        """The day this list is read for (`today()`, once: a page asks several times)."""
+        return today()
+
+    @cached_property
     def current(self) -> Release | None:
+        """The release in force today: not the latest loaded, which may take effect later
+        (Wizards publish a release days before its effective date). None when every loaded
+        release is still to come."""
+        return self.in_force(self.today)
+
+    @property
+    def latest(self) -> Release | None:
+        """The latest release loaded, in force or not."""
         return self.all[-1] if self.all else None
+
+    @property
+    def in_force_now(self) -> list[Release]:
+        """Every release up to the current one, oldest first (what is no longer to come)."""
+        return self.all[: bisect.bisect_right(self._dates, self.today)]
+
+    @property
+    def upcoming(self) -> list[Release]:
+        """The releases loaded before their effective date, the soonest first: readable by
+        their date, not in force yet."""
+        return self.all[bisect.bisect_right(self._dates, self.today) :]
+
+    def is_upcoming(self, release: Release) -> bool:
+        return release.effective_date > self.today
 
     def in_force(self, date: dt.date) -> Release | None:
         i = bisect.bisect_right(self._dates, date)
@@ -162,9 +202,10 @@ def _releases_stamp_sql() -> str:
 
 
 def release_for(token: str, releases: Releases) -> Release:
-    """The release a URL or parameter names: `current`, an effective date, or any date (the
-    release in force on it). The one place tokens are read, so that pages, the API and search
-    agree; BadRelease for a malformed token, NoRelease when nothing was in force."""
+    """The release a URL or parameter names: `current` (the release in force today), an
+    effective date, or any date (the release in force on it: a release to come is read by its
+    date). The one place tokens are read, so that pages, the API and search agree; BadRelease
+    for a malformed token, NoRelease when nothing was (or, for `current`, is yet) in force."""
     date = parse_release_token(token)
     release = releases.current if date is None else releases.in_force(date)
     if release is None:
@@ -550,13 +591,15 @@ def glossary(date: dt.date, url_for: UrlFor, slug: str | None = None) -> list[Te
 
 def glossary_linker(release: Release, term_url: Callable[[str], str]) -> TermLinker:
     """Links multi-word glossary terms of `release` found in texts (one query per release and
-    process: the index is cached by the release's checksum)."""
-    return term_linker(_term_index(release.effective_date, release.sha256), term_url)
+    archive state in each process: kept under the archive's stamp, which a maintainer's
+    glossary edit moves in every process, where the release's import checksum did not)."""
+    return term_linker(_term_index(release.effective_date, archive_generation()), term_url)
 
 
-@lru_cache(maxsize=256)
-def _term_index(date: dt.date, checksum: str) -> TermIndex:
-    """The release's multi-word glossary terms, by casefolded alias (`checksum` keys the cache)."""
+@lru_cache(maxsize=64)
+def _term_index(date: dt.date, generation: str) -> TermIndex:
+    """The release's multi-word glossary terms, by casefolded alias (`generation`, the
+    archive's stamp, keys the cache: nothing needs to clear it)."""
     slugs: dict[str, str] = {}
     for slug, aliases in (
         GlossaryVersion.objects.as_of(date)

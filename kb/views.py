@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from search.analysis import fold
 
-from . import fragments, glosses, hooks, selectors
+from . import fragments, glosses, hooks, page_cache, selectors
 from .crtext.numbers import is_number, kind_of
 from .french_status import (
     STATES,
@@ -89,6 +89,7 @@ class _Page:
             "release": self.release,
             "release_token": self.token,
             "is_current": self.is_current,
+            "is_upcoming": self.releases.is_upcoming(self.release),
             "current_release": self.releases.current,
             **extra,
         }
@@ -102,7 +103,7 @@ def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _P
     """Resolve the release of a URL: `current`, an effective date, or any date (redirected to
     the release in force on it)."""
     releases = Releases.load()
-    if releases.current is None:
+    if not releases.all:
         raise Http404(_("No release is loaded yet."))
     try:
         release = release_for(token, releases)
@@ -116,19 +117,26 @@ def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _P
 
 
 def _no_release(exc: NoRelease) -> str:
-    if exc.date is None or exc.first is None:
+    if exc.first is None:
         return _("No release is loaded yet.")
+    if exc.date is None:  # `current`, while every release loaded is still to come
+        return _("No release is in force yet: the first loaded takes effect on %(first)s.") % {
+            "first": exc.first.isoformat()
+        }
     return _("No release was in force on %(date)s: the archive starts on %(first)s.") % {
         "date": exc.date.isoformat(),
         "first": exc.first.isoformat(),
     }
 
 
+@page_cache.reads()
 def home(request: HttpRequest) -> HttpResponse:
+    """The release in force today, what it changed, and the releases loaded ahead of their
+    date (announced as to come, never as current)."""
     releases = Releases.load()
     current = releases.current
     sections = _sections(selectors.contents(current.effective_date)) if current else []
-    previous = releases.all[-2] if current is not None and len(releases.all) > 1 else None
+    previous = releases.previous(current) if current is not None else None
     return render(
         request,
         "kb/home.html",
@@ -139,15 +147,26 @@ def home(request: HttpRequest) -> HttpResponse:
             "release_count": len(releases.all),
             "previous_release": previous,
             "summary": cached_summary(previous, current) if previous else None,
+            "upcoming": [(r, releases.previous(r)) for r in releases.upcoming],
         },
     )
 
 
+@page_cache.reads()
 def releases(request: HttpRequest) -> HttpResponse:
-    all_releases = Releases.load().all
+    """Every release, newest first; the current one and those still to come marked."""
+    loaded = Releases.load()
+    all_releases = loaded.all
     rows = []
     for i, r in enumerate(all_releases):
-        rows.append({"release": r, "previous": all_releases[i - 1] if i else None})
+        rows.append(
+            {
+                "release": r,
+                "previous": all_releases[i - 1] if i else None,
+                "upcoming": loaded.is_upcoming(r),
+                "current": r == loaded.current,
+            }
+        )
     return render(request, "kb/releases.html", {"rows": list(reversed(rows))})
 
 
@@ -167,6 +186,7 @@ ANOMALY_KINDS = {
 }
 
 
+@page_cache.reads()
 def anomalies(request: HttpRequest, release: str) -> HttpResponse:
     """The defects of a release's official document, kept as found (the releases table
     counts them): what each kind means, and where it is."""
@@ -184,12 +204,17 @@ def anomalies(request: HttpRequest, release: str) -> HttpResponse:
     return render(request, "kb/anomalies.html", page.context(rows=rows))
 
 
+@page_cache.reads()
 def contents(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:contents", args=[t]))
     if isinstance(page, HttpResponse):
         return page
     sections = _sections(selectors.contents(page.date))
-    return render(request, "kb/contents.html", page.context(sections=sections))
+    return render(
+        request,
+        "kb/contents.html",
+        page.context(sections=sections, current_url=reverse("kb:contents", args=["current"])),
+    )
 
 
 def _sections(entries: list[selectors.Entry]) -> list[dict[str, object]]:
@@ -202,6 +227,7 @@ def _sections(entries: list[selectors.Entry]) -> list[dict[str, object]]:
     return out
 
 
+@page_cache.reads("rulings")  # the page of the rulings panel (rulings.hooks)
 def rule(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:rule", args=[t, number]))
     if isinstance(page, HttpResponse):
@@ -299,7 +325,8 @@ def _chapter_body(page: _Page, number: str) -> _ChapterBody:
         }
         return _ChapterBody(render_to_string("kb/chapter_body.html", context, request), flags)
 
-    parts = ("chapter", page.token, number, request.LANGUAGE_CODE, request.user.is_staff)
+    # The date with the token: what `current` stands for moves on a release's effective date.
+    parts = ("chapter", page.token, page.date, number, request.LANGUAGE_CODE, request.user.is_staff)
     body = fragments.cached(parts, build)
     body.entries = loaded
     return body
@@ -337,6 +364,7 @@ def _missing_rule(page: _Page, number: str) -> HttpResponse:
     )
 
 
+@page_cache.reads("q")
 def glossary(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary", args=[t]))
     if isinstance(page, HttpResponse):
@@ -358,7 +386,7 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     if query:
         html, count, glossed = build()
     else:
-        html, count, glossed = fragments.cached(("glossary", page.token, lang), build)
+        html, count, glossed = fragments.cached(("glossary", page.token, page.date, lang), build)
     return render(
         request,
         "kb/glossary.html",
@@ -368,10 +396,12 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
             glossed=glossed,
             glossary_query=query,
             french_first=lang == "fr",
+            current_url=reverse("kb:glossary", args=["current"]),
         ),
     )
 
 
+@page_cache.reads()
 def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary_term", args=[t, slug]))
     if isinstance(page, HttpResponse):
@@ -392,10 +422,12 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
             pinned_url=request.build_absolute_uri(
                 reverse("kb:glossary_term", args=[page.date.isoformat(), slug])
             ),
+            current_url=reverse("kb:glossary_term", args=["current", slug]),
         ),
     )
 
 
+@page_cache.reads()
 def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
     """Every version of the rule's lineage, newest first; noise folded."""
     page = _page(request, release, lambda t: reverse("kb:history", args=[t, number]))
@@ -430,6 +462,7 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
             # The English release each French text translates, by release id (no query).
             release_dates={r.pk: r.effective_date for r in page.releases.all},
             rule_url=page.rule_url(number),
+            today=page.releases.today,  # the changes of releases to come are marked so
             current_url=reverse("kb:current_history", args=[number]),
             citation=_("CR %(n)s, history (%(date)s)")
             % {"n": number, "date": page.date.isoformat()},
@@ -440,6 +473,7 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
     )
 
 
+@page_cache.reads("typography", "section", "page")
 def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     """What changed between any two releases, matched by lineage: the summary, the real
     changes, then the moves folded into blocks. A long diff is read a section at a time, and
@@ -555,6 +589,7 @@ def _diff_groups(items: list, headings: dict[str, selectors.Entry]) -> list[dict
     ]
 
 
+@page_cache.reads()
 def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
     term = selectors.glossary_term(slug)
     if term is None:
@@ -564,7 +599,12 @@ def glossary_history(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "kb/glossary_history.html",
-        {"term": term, "items": items, "current_release": releases.current},
+        {
+            "term": term,
+            "items": items,
+            "current_release": releases.current,
+            "today": releases.today,
+        },
     )
 
 
@@ -577,6 +617,7 @@ def _worklist_page_links(url: str, state: str, rows_page: Page) -> list[tuple[in
     return [(n, f"{url}?{query}page={n}") for n in rows_page.paginator.page_range]
 
 
+@page_cache.reads("release", "state", "page")
 def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
     """The translators' worklist: every rule of a release whose French is missing, stale or
     unofficial, by section and chapter, with counts; `?state=` filters (an unknown state

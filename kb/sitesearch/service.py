@@ -22,6 +22,7 @@ from config import languages
 from kb import glosses, page_cache, selectors
 from kb.crtext.numbers import is_number
 from kb.models import Release
+from kb.stamps import archive_generation
 from search.analysis import english as english_analyzer
 from search.analysis import fold, is_stop_word, plain, stem_words
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
@@ -93,6 +94,11 @@ def search(
         lang=lang,
         releases=releases,
     )
+    if chosen is not None and releases.is_upcoming(chosen):
+        out.notices.append(
+            _("The release effective %(d)s is not in force yet: these are the rules to come.")
+            % {"d": chosen.effective_date.isoformat()}
+        )
     if parsed.truncated:
         out.notices.append(_("Only the first 500 characters of the query were read."))
     for f in parsed.ignored:
@@ -339,7 +345,7 @@ def _bridge(
     """French words the vocabulary lacks, searched as the English rules term that the cards
     printed with them say they stand for (see crosslingual), said so like the vocabulary."""
     assert out.release is not None
-    names = _glossary_targets(out.release.effective_date, out.release.sha256)
+    names = glossary_targets(out.release.effective_date)
     found = crosslingual.bridge(backend, groups, request.release, names)
     if found is None:
         return request
@@ -374,9 +380,23 @@ def _correct(out: SearchPage, backend, request: SearchRequest, parsed: ParsedQue
         out.results, out.corrected = results, True
 
 
-@lru_cache(maxsize=16)
-def _glossary_targets(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
-    """Folded headword or alias (singular too) -> (the term's slug, rules its entry cites)."""
+def glossary_targets(date: dt.date) -> dict[str, tuple[str, list[str]]]:
+    """Folded headword or alias (singular too) -> (the term's slug, rules its entry cites), in
+    the release in force on `date`. Kept per process under the archive's stamp
+    (kb.stamps.archive_generation), which a glossary edit by any process moves: keyed on the
+    release's import checksum, another worker kept the old glossary until it restarted. Not
+    to be changed by the caller."""
+    return _glossary_targets(date, archive_generation())
+
+
+def glossary_stems(date: dt.date) -> dict[str, tuple[str, list[str]]]:
+    """`glossary_targets` by the stems of the names' words ("destroying" asks for Destroy),
+    kept under the same stamp."""
+    return _stems(date, archive_generation())
+
+
+@lru_cache(maxsize=8)
+def _glossary_targets(date: dt.date, generation: str) -> dict[str, tuple[str, list[str]]]:
     names = selectors.glossary_names(date)
     cited = selectors.glossary_citations({n.version_id for n in names.values()})
     out: dict[str, tuple[str, list[str]]] = {}
@@ -404,10 +424,10 @@ def _definitions_first(
     if request.lang or (request.kinds and not {"rule", "glossary"} & set(request.kinds)):
         return  # a language filter asks for texts in that language, not definitions
     assert out.release is not None
-    index = _glossary_targets(out.release.effective_date, out.release.sha256)
+    index = glossary_targets(out.release.effective_date)
     key = fold(text).strip()
     english = out.via.get(text.strip())
-    stems = _stems(out.release.effective_date, out.release.sha256)
+    stems = glossary_stems(out.release.effective_date)
     entry = (
         index.get(key)
         or index.get(key.rstrip("s"))
@@ -474,13 +494,13 @@ def _leading_term(index: dict, stems: dict, key: str):
     return None
 
 
-@lru_cache(maxsize=16)
-def _stems(date: dt.date, sha256: str) -> dict[str, tuple[str, list[str]]]:
-    """The glossary's names by the stems of their words: "destroying" asks for Destroy."""
+@lru_cache(maxsize=8)
+def _stems(date: dt.date, generation: str) -> dict[str, tuple[str, list[str]]]:
     out: dict[str, tuple[str, list[str]]] = {}
     # Shortest names first: "abandon" stands for Abandon, not for a longer name sharing its
     # stem ("abandoned" in another entry).
-    for key, target in sorted(_glossary_targets(date, sha256).items(), key=lambda kv: len(kv[0])):
+    targets = _glossary_targets(date, generation)
+    for key, target in sorted(targets.items(), key=lambda kv: len(kv[0])):
         out.setdefault(stem_words(key), target)
     return out
 

@@ -24,7 +24,8 @@ def test_the_kept_list_follows_every_change() -> None:
     first = Release.objects.create(effective_date=FIRST, sha256="a")
     assert _dates() == [FIRST, *before]
     Release.objects.create(effective_date=SECOND, sha256="b")
-    assert Releases.load().current.effective_date == SECOND
+    assert Releases.load().latest.effective_date == SECOND
+    assert Releases.load().upcoming[-1].effective_date == SECOND  # not current before its date
     first.set_name = "Alpha"  # an edit that changes no count or date
     first.save()
     assert Releases.load().first.set_name == "Alpha"
