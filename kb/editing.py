@@ -352,10 +352,8 @@ def _after_edit(kind: str, object_id: int, lineage_id: int | None, fields: list[
 def purge_caches() -> None:
     """Forget what this process memoised from texts (the diff cache is keyed by the archive's
     edit stamp, see kb.stamps.archive_generation, so every process misses it at once)."""
-    from kb import glosses, selectors
-    from kb.sitesearch import service
+    from kb import glosses
 
-    selectors._term_index.cache_clear()
-    service._glossary_targets.cache_clear()
-    service._vocabulary.cache_clear()
+    # The read side's tables of texts (glossary links, search's glossary names) are kept
+    # under the archive's stamp, which this edit moves in every process: nothing to clear.
     glosses.forget()

@@ -14,11 +14,18 @@ clear the alias (`purge`), so a shared store (files, Redis, Memcached) does not 
 entries. `current` pages thus stay cached until the next import or edit; pages pinned to a
 release are cached the same way (no expiry: their key only moves when the data does).
 
-Never cached: anything but GET/HEAD; a request carrying a session (staff, signed-in users,
-anything the admin set up) or pending messages; answers that are not 200, set a cookie, or
-are private, no-store or streamed; the admin and the API docs (only the kb and rulings pages
-and /api/v1/). A search served from the cache still counts against the client's search
-throttle (kb.sitesearch.throttling): over the limit, the view answers its 429 as before.
+Never cached: anything but GET/HEAD; a request carrying the session of a signed-in user
+(staff, maintainers: checked against the session store, not guessed from the cookie's
+presence) or pending messages; answers that are not 200, set a cookie, or are private,
+no-store or streamed; the admin and the API docs (only the kb and rulings pages and /api/v1/).
+
+What a page is kept under is what changes it: a view declares the query parameters it reads
+(`reads`; the API's are those its OpenAPI schema declares) and the others are dropped before
+the key is made and the view called, so parameters a page ignores make no new entries. The
+store is bounded in bytes (`bound`, settings.KB_PAGE_CACHE_MAX_BYTES), not only in entries.
+
+A search served from the cache still counts against the client's search throttle
+(kb.sitesearch.throttling): over the limit, the view answers its 429 as before.
 
 django-csp puts no nonce in these pages (the policy has no 'nonce-…' source and no template
 asks for one: scripts and styles are static files), so a replayed Content-Security-Policy
@@ -27,26 +34,41 @@ header is the one a fresh answer would carry.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import logging
+import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from importlib import import_module
+from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
+from django.core.cache.backends.filebased import FileBasedCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost
 from django.db import connection, connections, router
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.urls import Resolver404, resolve
+from django.utils import translation
 from django.utils.cache import get_conditional_response
 from django.utils.translation import get_language_from_request
 
 from search.models import IndexOutbox
 
-from . import glosses, hooks, stamps
-from .models import VocabularyTerm
+from . import glosses, hooks, selectors, stamps
+from .models import Release, VocabularyTerm
 from .stamps import archive_state_sql
+
+log = logging.getLogger(__name__)
+_View = TypeVar("_View")
 
 ALIAS = "pages"
 #: The header saying whether an answer came from the page cache ("hit") or was built ("miss").
@@ -79,6 +101,8 @@ def purge() -> None:
     """Empty the page cache (after an import or a maintainer's edit): the keys have moved
     already; this drops the dead entries a shared store would otherwise keep."""
     pages().clear()
+    with _sizes_lock:
+        _sizes.clear()
 
 
 def purge_on_signal(**_kwargs: object) -> None:
@@ -103,7 +127,10 @@ class PageCache:
     def _answer(self, request: HttpRequest) -> HttpResponse:
         if _switched_off():  # KB_PAGE_CACHE=off: no stamps read for a cache that keeps nothing
             return self.get_response(request)
-        key = cache_key(request) if may_read(request) else None
+        if not may_read(request):
+            return self.get_response(request)
+        keep_read_parameters(request)  # before the key: the view sees what the key holds
+        key = cache_key(request)
         if key is None:
             return self.get_response(request)
         found = pages().get(key)
@@ -115,7 +142,9 @@ class PageCache:
         _answer.storable = True
         response = self.get_response(request)
         if request.method == "GET" and _answer.storable and may_store(request, response):
-            pages().set(key, _freeze(response), timeout=None)
+            frozen = _freeze(response)
+            pages().set(key, frozen, timeout=None)
+            bound(key, len(frozen[1]))
             response[HEADER] = "miss"
         return response
 
@@ -125,14 +154,124 @@ def _switched_off() -> bool:
 
 
 def may_read(request: HttpRequest) -> bool:
-    """An anonymous reader's GET or HEAD: no session (staff and signed-in users have one),
-    no messages waiting, not the admin."""
+    """An anonymous reader's GET or HEAD: not signed in (a session cookie alone does not
+    make a reader signed in: see `signed_in`), no messages waiting, not the admin."""
     if request.method not in ("GET", "HEAD"):
         return False
-    cookies = request.COOKIES
-    if settings.SESSION_COOKIE_NAME in cookies or "messages" in cookies:
+    if request.path_info.startswith(("/admin/", "/static/", "/api/docs")):
         return False
-    return not request.path_info.startswith(("/admin/", "/static/", "/api/docs"))
+    if "messages" in request.COOKIES:
+        return False
+    return not signed_in(request)
+
+
+def signed_in(request: HttpRequest) -> bool:
+    """Whether the request carries the session of a signed-in user (or one holding messages):
+    the only sessions whose pages differ. Any `sessionid` cookie used to skip the cache, so a
+    made-up one (or a session left by a visit to the admin's login page) skipped it too.
+    Cheap: the session engine's own lookup of one key (one indexed row for the database
+    engine), the user not read: a session naming a user whose password has changed since is
+    still treated as signed in, which only costs that reader the cache."""
+    key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return False
+    try:
+        session = _session_store()(key)
+        return session.get(SESSION_KEY) is not None or "_messages" in session
+    except Exception:  # a session store that cannot answer: treat the reader as signed in
+        log.warning("page cache: the session store did not answer", exc_info=True)
+        return True
+
+
+@functools.lru_cache(maxsize=1)
+def _session_store() -> type:
+    return import_module(settings.SESSION_ENGINE).SessionStore
+
+
+# -- what a page reads of its address ---------------------------------------------------------
+
+#: The attribute `reads` sets on a view: the query parameters that change its answer.
+READS = "page_cache_reads"
+
+
+def reads(*names: str) -> Callable[[_View], _View]:
+    """Declare the query parameters a view reads (`@page_cache.reads("q", "page")`; none:
+    `@page_cache.reads()`). For a declared view the page cache keeps only those parameters,
+    in one order, and hands the view that address: `?q=x&utm_source=y` and `?utm=z&q=x` are
+    one entry, not one per variant (300 variants of one address made 300 entries, 19 MB).
+    An undeclared view is keyed on its whole query string, as it may read any of it."""
+
+    def mark(view: _View) -> _View:
+        setattr(view, READS, frozenset(names))
+        return view
+
+    return mark
+
+
+def keep_read_parameters(request: HttpRequest) -> None:
+    """Leave in the request only the query parameters its view declared (`reads`), sorted by
+    name (each name's values in their order): the key and the view then see the same
+    address, so the page kept is the page that address gives (a search's page links echo
+    its parameters). Undeclared or unknown addresses are left as they are."""
+    query = request.META.get("QUERY_STRING", "")
+    if not query:
+        return
+    wanted = parameters_read(request)
+    if wanted is None:
+        return
+    asked = QueryDict(query)
+    kept = QueryDict(mutable=True)
+    for name in sorted(n for n in asked if n in wanted):
+        kept.setlist(name, asked.getlist(name))
+    normal = kept.urlencode()
+    if normal != query:
+        request.META["QUERY_STRING"] = normal
+        request.GET = QueryDict(normal)
+
+
+def parameters_read(request: HttpRequest) -> frozenset[str] | None:
+    """The query parameters the request's view declared, None where it declared none or the
+    address resolves to no view (the view answers it as it is)."""
+    path = request.path_info
+    if path.startswith(API_PREFIX):
+        return _api_parameters().get(path) or _api_route_parameters(path)
+    language = get_language_from_request(request, check_path=True)
+    return _page_parameters(path, language)
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_parameters(path: str, language: str) -> frozenset[str] | None:
+    """Per address and language (resolving is the cost: a few dozen microseconds)."""
+    with translation.override(language):
+        try:
+            match = resolve(path)
+        except Resolver404:
+            return None
+    return getattr(match.func, READS, None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _api_route_parameters(path: str) -> frozenset[str] | None:
+    try:
+        route = resolve(path).route
+    except Resolver404:
+        return None
+    return _api_parameters().get("/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route))
+
+
+@functools.lru_cache(maxsize=1)
+def _api_parameters() -> dict[str, frozenset[str]]:
+    """The API's query parameters by path template ("/api/v1/rules/{number}"), as its
+    OpenAPI schema declares them: a django-ninja operation reads those and no other."""
+    from config.api import api
+
+    out: dict[str, frozenset[str]] = {}
+    for path, operations in api.get_openapi_schema()["paths"].items():
+        get = operations.get("get")
+        if get is not None:
+            names = (p["name"] for p in get.get("parameters", []) if p.get("in") == "query")
+            out[path] = frozenset(names)
+    return out
 
 
 def cache_key(request: HttpRequest) -> str | None:
@@ -158,8 +297,9 @@ def cache_key(request: HttpRequest) -> str | None:
 def data_stamps() -> tuple[object, ...]:
     """In one query: the archive's stamp (kb.stamps.archive_generation's columns), the
     vocabulary's rows (count, last edit, last id: exact, where glosses.vocabulary_stamp is
-    memoised for two seconds per process), the search outbox's state, and the stamps other
-    apps registered (kb.hooks.register_page_stamp).
+    memoised for two seconds per process), the search outbox's state, the stamps other
+    apps registered (kb.hooks.register_page_stamp), and the effective date of the release in
+    force today (kb.selectors.today), which moves on its own when a release's date comes.
 
     The outbox: an edit is committed before the index applies it, so a search answered
     meanwhile is keyed apart from the answers given once the outbox is drained (the index is
@@ -169,8 +309,10 @@ def data_stamps() -> tuple[object, ...]:
     primary while a lagging replica built the page would keep the old page under the new
     stamps until the next edit."""
     sql, params = _stamps_statement()
-    with connections[router.db_for_read(VocabularyTerm)].cursor() as cursor:
-        cursor.execute(sql, params)
+    db = connections[router.db_for_read(VocabularyTerm)]
+    day = db.ops.adapt_datefield_value(selectors.today())
+    with db.cursor() as cursor:
+        cursor.execute(sql, (*params, day))
         row = tuple(cursor.fetchone())
     stamps.remember(row[: stamps.archive_column_count()])  # its first: archive_state_sql's
     return row
@@ -192,6 +334,10 @@ def _stamps_statement() -> tuple[str, tuple[object, ...]]:
         sql, more = queryset.query.sql_with_params()
         columns.append(f"({sql})")
         params.extend(more)
+    # Last, its parameter today's date (data_stamps): the release in force today, so that a
+    # release loaded ahead of its date becomes `current` in every cached page on that date.
+    release = q(Release._meta.db_table)
+    columns.append(f"(SELECT MAX(effective_date) FROM {release} WHERE effective_date <= %s)")
     return "SELECT " + ", ".join(columns), tuple(params)
 
 
@@ -227,6 +373,85 @@ def _throttled(request: HttpRequest) -> bool:
     from .sitesearch.throttling import retry_after
 
     return retry_after(request) is not None
+
+
+# -- a bound in bytes ------------------------------------------------------------------------
+
+#: The most the page cache may hold, in bytes (settings.KB_PAGE_CACHE_MAX_BYTES): its
+#: entries are whole pages (a chapter is hundreds of KB), so a bound in entries alone
+#: (50,000 files) allowed some 3 GB of disk. Past it, the oldest entries go.
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+#: After a cull, the store is brought down to this share of the bound (not one entry under
+#: it, which would cull again at the next store).
+CULL_TO = 0.8
+#: The share of the bound a process stores between two looks at the folder's size.
+LOOK_EVERY = 1 / 16
+
+_sizes_lock = threading.Lock()
+#: Per process: bytes stored since the folder was last measured; for a store in this
+#: process's memory, each key's size, oldest first.
+_written = [0]
+_sizes: OrderedDict[str, int] = OrderedDict()
+
+
+def max_bytes() -> int:
+    return int(getattr(settings, "KB_PAGE_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
+
+
+def bound(key: str, size: int) -> None:
+    """Keep the page cache under `max_bytes` after storing `size` bytes under `key`.
+
+    A file store (the default, shared by the workers of a machine): its folder is measured
+    once every LOOK_EVERY of the bound written by this process, and the least recently
+    written files go down to CULL_TO of it (a reader of a removed file just misses). A store
+    in this process's memory: its entries' sizes are counted here, exactly. A shared server
+    (Redis, Memcached) bounds its own memory (maxmemory, -m)."""
+    store = pages()
+    limit = max_bytes()
+    if isinstance(store, FileBasedCache):
+        with _sizes_lock:
+            _written[0] += size
+            due = _written[0] >= limit * LOOK_EVERY
+            if due:
+                _written[0] = 0
+        if due:
+            _cull_folder(Path(settings.CACHES[ALIAS]["LOCATION"]), limit)
+    elif isinstance(store, LocMemCache):
+        with _sizes_lock:
+            _sizes.pop(key, None)
+            _sizes[key] = size
+            total = sum(_sizes.values())
+            dropped = []
+            while total > limit and _sizes:
+                old, old_size = _sizes.popitem(last=False)
+                total -= old_size
+                dropped.append(old)
+        store.delete_many(dropped)
+
+
+def _cull_folder(folder: Path, limit: int) -> None:
+    files = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(FileBasedCache.cache_suffix):
+                    try:
+                        stat = entry.stat()
+                    except FileNotFoundError:
+                        continue
+                    files.append((stat.st_mtime, stat.st_size, entry.path))
+    except FileNotFoundError:
+        return
+    total = sum(size for _, size, _ in files)
+    if total <= limit:
+        return
+    files.sort()
+    for _, size, path in files:
+        if total <= limit * CULL_TO:
+            break
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+        total -= size
 
 
 def _freeze(response: HttpResponse) -> tuple[int, bytes, list[tuple[str, str]]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from kb.page_cache import reads
 from kb.selectors import Releases
 
 from . import selectors
@@ -14,6 +15,7 @@ from .rendering import rulings_html
 from .ruling_context import ruling_views
 
 
+@reads("q", "go")  # the query parameters the page cache keeps (kb.page_cache.reads)
 def card_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:200].strip()
     matches = search_cards(query, limit=50) if query else []
@@ -24,6 +26,7 @@ def card_list(request: HttpRequest) -> HttpResponse:
     return render(request, "rulings/card_list.html", {"query": query, "results": results})
 
 
+@reads()
 def card(request: HttpRequest, slug: str) -> HttpResponse:
     card = get_object_or_404(Card.objects.prefetch_related("faces"), slug=slug)
     rulings = selectors.rulings_of(card)

@@ -17,7 +17,7 @@ from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import selectors
+from kb import page_cache, selectors
 from search import registry
 from search.documents import Hit
 from search.registry import document_type
@@ -44,6 +44,7 @@ def _url(request: HttpRequest, **changes: object) -> str:
     return f"{request.path}?{urlencode(params, doseq=True)}"
 
 
+@page_cache.reads("q", "kind", "release", "lang", "page", "all")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
     wait = throttling.retry_after(request) if query.strip() else None  # the bare form is cheap
@@ -229,10 +230,12 @@ def _options(releases: tuple[tuple[str, str], ...], chosen: str) -> str:
     return format_html_join("\n", '<option value="{}"{}>{}</option>', rows)
 
 
+@page_cache.reads()
 def search_help(request: HttpRequest) -> HttpResponse:
     return render(request, "search/help.html")
 
 
+@page_cache.reads()
 def opensearch(request: HttpRequest) -> HttpResponse:
     """Lets browsers add the site as a search engine (and ask it for suggestions)."""
     base = request.build_absolute_uri("/").rstrip("/")
@@ -249,6 +252,7 @@ def opensearch(request: HttpRequest) -> HttpResponse:
     )
 
 
+@page_cache.reads("q")
 def suggestions(request: HttpRequest) -> JsonResponse:
     """OpenSearch suggestions: [query, [titles], [descriptions], [urls]]."""
     query = request.GET.get("q", "")[:100]
