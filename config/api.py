@@ -2,11 +2,14 @@
 
 from typing import Any
 
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI
 from ninja.errors import ValidationError
 from ninja.openapi.schema import OpenAPISchema
 
+from kb import error_pages
 from kb.api import router as kb_router
 from kb.sitesearch.api import router as search_router
 from rulings.api import router as rulings_router
@@ -60,6 +63,18 @@ def bad_parameters(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         f"{'.'.join(str(p) for p in e.get('loc', []))}: {_message(e, request)}" for e in exc.errors
     )
     return api.create_response(request, {"detail": f"bad parameters: {where}"}, status=400)
+
+
+@api.exception_handler(PermissionDenied)
+@api.exception_handler(BadRequest)
+@api.exception_handler(SuspiciousOperation)
+@api.exception_handler(MultiPartParserError)
+def client_error(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """A request Django refuses (too many parameters, a body too large) or a permission denied
+    answers 400 or 403 JSON, DEBUG or not: ninja's catch-all answers 500 under DEBUG."""
+    if isinstance(exc, PermissionDenied):
+        return error_pages.forbidden(request, exc)
+    return error_pages.bad_request(request, exc)
 
 
 def _message(error: dict[str, Any], request: HttpRequest) -> str:

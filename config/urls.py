@@ -38,3 +38,5 @@ urlpatterns += i18n_patterns(
 
 # What no view caught while an import held the database: 503 and Retry-After, not 500.
 handler500 = "kb.error_pages.server_error_page"
+# The site's 400 page, rendered without the request's context (a Host not allowed would fail it).
+handler400 = "kb.error_pages.bad_request_page"
