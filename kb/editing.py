@@ -199,6 +199,38 @@ def remove_example(*, example: Example, user: str) -> None:
     _after_edit("rule", version.pk, version.lineage_id, ["examples"], user)
 
 
+@transaction.atomic
+def reorder_examples(*, version: RuleVersion, user: str, order: list[int]) -> bool:
+    """Put a maintainer's examples of `version` in `order` (their ids, every one of them),
+    after the official source's, numbered without gaps. The source's examples keep their
+    printed places: an import matches a maintainer's edit of one by its position. Returns
+    whether anything moved."""
+    examples = list(
+        Example.objects.select_for_update().filter(version_id=version.pk).order_by("position")
+    )
+    printed = [e for e in examples if e.origin != ExampleOrigin.MAINTAINER]
+    added = {e.pk: e for e in examples if e.origin == ExampleOrigin.MAINTAINER}
+    if sorted(order) != sorted(added):
+        raise ValidationError(
+            f"{version.label()}: the new order must list each example added by a maintainer "
+            "once (the official ones keep their places)."
+        )
+    wanted = [*printed, *(added[pk] for pk in order)]
+    moves = [(e, i) for i, e in enumerate(wanted) if e.position != i]
+    if not moves:
+        return False
+    # (version, position) is unique: park the moving rows past every position first.
+    park = max(e.position for e in examples) + 1
+    for n, (example, _i) in enumerate(moves):
+        Example.objects.filter(pk=example.pk).update(position=park + n)
+    for example, position in moves:
+        example.position = position
+        example.save(update_fields=["position"])  # each move in the example's history
+    _touch_version(version, user, refresh=True)
+    _after_edit("rule", version.pk, version.lineage_id, ["examples"], user)
+    return True
+
+
 def _touch_version(version: RuleVersion, user: str, *, refresh: bool) -> None:
     if refresh:
         refresh_rule_version(version)
@@ -272,17 +304,24 @@ def edit_glossary_version(
     version.save()
     if "text_en" in changed:
         update_rows(GlossaryVersion, ["text"], [(version.text_en, version.pk)])
-        h = hashes(version.text_en, ())
-        update_rows(
-            GlossaryVersion,
-            ["text_hash", "folded_hash", "masked_hash", "examples_hash"],
-            [(h.text, h.folded, h.masked, h.examples, version.pk)],
-        )
-        Reference.objects.filter(glossary_version_id=version.pk, lang="en").delete()
-        _insert_references(_reference_rows(version.text_en, None, version.pk, None))
-        GlossaryTextTable().refresh_derived({version.term_id})
+        refresh_glossary_version(version)
     _after_edit("glossary", version.pk, version.term_id, changed, user)
     return changed
+
+
+def refresh_glossary_version(version: GlossaryVersion) -> None:
+    """Recompute what the importer derives from a glossary version's English text: hashes,
+    reference spans, and the change flags of the term's versions."""
+    text = GlossaryVersion.objects.filter(pk=version.pk).values_list("text_en", flat=True).get()
+    h = hashes(text, ())
+    update_rows(
+        GlossaryVersion,
+        ["text_hash", "folded_hash", "masked_hash", "examples_hash"],
+        [(h.text, h.folded, h.masked, h.examples, version.pk)],
+    )
+    Reference.objects.filter(glossary_version_id=version.pk, lang="en").delete()
+    _insert_references(_reference_rows(text, None, version.pk, None))
+    GlossaryTextTable().refresh_derived({version.term_id})
 
 
 @transaction.atomic

@@ -4,10 +4,13 @@ A replacement removes the release's rows and imports the new text in their place
 continue from an earlier release keep their id and everything on them; rows that started in
 the replaced release are re-created. This module records what maintainers put on the latter
 (French texts and their status, English corrections, added and edited examples, glossary French
-texts) keyed by lineage, and puts it back on the re-created rows. What cannot be put back (the
-rule is gone from the new text, the official text under an English correction changed, a
-lineage other apps point at has no row any more) is listed: the importer refuses unless forced,
-and then keeps the list in the import record.
+texts and English corrections) keyed by lineage, and puts it back on the re-created rows.
+
+What cannot be put back (the rule is gone from the new text, the official text under an English
+correction changed) is found by the importer's ledger (kb.archive.ledger), which looks for every
+piece of work after the import whatever moved it; what other apps attach to a lineage that has
+no row any more is listed here (`orphans`). The importer refuses unless forced, and then keeps
+the list in the import record.
 """
 
 from __future__ import annotations
@@ -73,7 +76,12 @@ def read(date: dt.date) -> Carried:
     out = Carried()
     with_examples = set(
         Example.objects.filter(valid_on(date, "version__"))
-        .filter(Q(origin=ExampleOrigin.MAINTAINER) | Q(en_edited=True) | Q(fr_edited=True))
+        .filter(
+            Q(origin=ExampleOrigin.MAINTAINER)
+            | Q(en_edited=True)
+            | Q(fr_edited=True)
+            | (Q(text_fr__isnull=False) & ~Q(text_fr=""))
+        )
         .values_list("version_id", flat=True)
     )
     numbers = dict(RuleNumber.objects.as_of(date).values_list("lineage_id", "number"))
@@ -100,94 +108,92 @@ def read(date: dt.date) -> Carried:
     return out
 
 
-def restore(carried: Carried, date: dt.date) -> list[int]:
-    """Put the work back on the rows now valid on `date`; returns the rule versions whose
-    English text or examples changed (their hashes and references are recomputed)."""
-    refresh: list[int] = []
+@dataclass
+class Restored:
+    """Rows whose English text or examples were put back: their hashes and references are
+    recomputed (kb.editing.refresh_rule_version / refresh_glossary_version)."""
+
+    rules: list[int] = field(default_factory=list)
+    glossary: list[int] = field(default_factory=list)
+
+
+def restore(carried: Carried, date: dt.date) -> Restored:
+    """Put the work back on the rows now valid on `date`.
+
+    What cannot be put back is not listed here: the importer's ledger (kb.archive.ledger)
+    looks for every piece of work after the import, whatever path moved it, and lists what
+    is not where it applied."""
+    out = Restored()
     now = {
         lid: vid
         for vid, lid in RuleVersion.objects.filter(valid_on(date)).values_list("id", "lineage_id")
     }
     for row in carried.rules:
         vid = now.get(row["lineage_id"])
-        where = {"rule": row["number"], "lineage": row["lineage_key"]}
         if vid is None:
-            _lose_rule(carried, row, where, "the rule is not in the new text")
             continue
         if vid == row["id"]:
             carried.count("kept in place")
             continue
-        if _restore_rule(carried, row, vid, where):
-            refresh.append(vid)
+        english = _restore_text(carried, RuleVersion, row, vid)
+        if _restore_examples(carried, row, vid) or english:
+            out.rules.append(vid)
     terms = {
         tid: vid
         for vid, tid in GlossaryVersion.objects.filter(valid_on(date)).values_list("id", "term_id")
     }
     for row in carried.glossary:
         vid = terms.get(row["term_id"])
-        where = {"glossary": row["headword"]}
         if vid is None:
-            carried.lost.append(
-                {
-                    **where,
-                    "what": "French text",
-                    "reason": "the term is gone",
-                    "text_fr": row["text_fr"],
-                    "fr_status": row["fr_status"],
-                }
-            )
             continue
-        if vid != row["id"]:
-            _put_french(GlossaryVersion, vid, row)
-            carried.count("glossary French texts")
-    return refresh
+        if vid == row["id"]:
+            carried.count("kept in place")
+            continue
+        if _restore_text(carried, GlossaryVersion, row, vid, glossary=True):
+            out.glossary.append(vid)
+    return out
 
 
-def _restore_rule(carried: Carried, row: dict[str, Any], vid: int, where: dict) -> bool:
-    new = RuleVersion.objects.get(pk=vid)
-    changed = False
-    if (row["text_fr"] or row["fr_status"]) and not new.text_fr:
-        _put_french(RuleVersion, vid, row)
-        carried.count("French texts")
-    elif row["text_fr"] and new.text_fr != row["text_fr"]:
-        carried.lost.append(
-            {
-                **where,
-                "what": "French text",
-                "reason": "the new row has another",
-                "text_fr": row["text_fr"],
-            }
+def _restore_text(
+    carried: Carried, model: type, row: dict[str, Any], vid: int, *, glossary: bool = False
+) -> bool:
+    """French text and English correction of a rule or glossary row, on the row re-created
+    for the same entry. The French text goes back unless the new row has one of its own; the
+    correction only where the source still prints the text it corrects. Returns whether the
+    English text changed."""
+    new = model.objects.filter(pk=vid).values("text_en", "text_fr").get()
+    if (row["text_fr"] or row["fr_status"] or row["fr_edited"]) and not new["text_fr"]:
+        _put_french(model, vid, row)
+        carried.count("glossary French texts" if glossary else "French texts")
+    if row["en_edited"] and new["text_en"] == row["source_text"]:
+        update_rows(
+            model,
+            ["text_en", "text", "source_text", "en_edited", "edited_by", "edited_at"],
+            [
+                (
+                    row["text_en"],
+                    row["text_en"],
+                    row["source_text"],
+                    True,
+                    row["edited_by"],
+                    row["edited_at"],
+                    vid,
+                )
+            ],
         )
-    if row["en_edited"]:
-        if new.text_en == row["source_text"]:
-            update_rows(
-                RuleVersion,
-                ["text_en", "text", "source_text", "en_edited", "edited_by", "edited_at"],
-                [
-                    (
-                        row["text_en"],
-                        row["text_en"],
-                        row["source_text"],
-                        True,
-                        row["edited_by"],
-                        row["edited_at"],
-                        vid,
-                    )
-                ],
-            )
-            carried.count("English corrections")
-            changed = True
-        else:
-            carried.lost.append(
-                {
-                    **where,
-                    "what": "English correction",
-                    "reason": "the official text changed under it",
-                    "text_en": row["text_en"],
-                    "was_official": row["source_text"],
-                }
-            )
-    printed = list(Example.objects.filter(version_id=vid).order_by("position"))
+        carried.count("glossary English corrections" if glossary else "English corrections")
+        return True
+    return False
+
+
+def _restore_examples(carried: Carried, row: dict[str, Any], vid: int) -> bool:
+    """Examples a maintainer added (after the printed ones) and edits of printed examples the
+    new text still prints. Returns whether any English text changed."""
+    changed = False
+    printed: list[Example | None] = list(
+        Example.objects.filter(version_id=vid).order_by("position")
+    )
+    taken: set[int] = set()
     for ex in row["examples"]:
         if ex["origin"] == ExampleOrigin.MAINTAINER:
             added = Example.objects.create(
@@ -199,22 +205,12 @@ def _restore_rule(carried: Carried, row: dict[str, Any], vid: int, where: dict) 
             printed.append(None)
             carried.count("added examples")
             changed = True
-        elif ex["en_edited"] or ex["fr_edited"]:
-            target = next(
-                (p for p in printed if p is not None and p.position == ex["position"]), None
-            )
+        elif ex["en_edited"] or ex["fr_edited"] or ex["text_fr"]:
             official = ex["source_text"] if ex["en_edited"] else ex["text_en"]
-            if target is None or target.text_en != official:
-                carried.lost.append(
-                    {
-                        **where,
-                        "what": f"example {ex['position'] + 1} edits",
-                        "reason": "the example changed or is gone",
-                        "text_en": ex["text_en"],
-                        "text_fr": ex["text_fr"],
-                    }
-                )
+            target = _printed_example(printed, official, ex["position"], taken)
+            if target is None:
                 continue
+            taken.add(target.pk)
             for k in (
                 "text_en",
                 "text_fr",
@@ -230,6 +226,23 @@ def _restore_rule(carried: Carried, row: dict[str, Any], vid: int, where: dict) 
             carried.count("edited examples")
             changed = changed or ex["en_edited"]
     return changed
+
+
+def _printed_example(
+    printed: list[Example | None], official: str, position: int, taken: set[int]
+) -> Example | None:
+    """The new row's printed example an edit applies to: the one the source prints with the
+    text the edit was made on, at the same position if it is there (a release that adds an
+    example before it moves it down, and the edit follows)."""
+    same = [
+        p
+        for p in printed
+        if p is not None
+        and p.pk not in taken
+        and p.origin == ExampleOrigin.SOURCE
+        and p.text_en == official
+    ]
+    return next((p for p in same if p.position == position), same[0] if same else None)
 
 
 def _put_french(model: type, vid: int, row: dict[str, Any]) -> None:
@@ -248,17 +261,6 @@ def _put_french(model: type, vid: int, row: dict[str, Any]) -> None:
             )
         ],
     )
-
-
-def _lose_rule(carried: Carried, row: dict[str, Any], where: dict, reason: str) -> None:
-    item = {**where, "what": "maintainer work on the rule", "reason": reason}
-    for k in ("text_fr", "fr_status", "text_en", "source_text"):
-        if row.get(k):
-            item[k] = row[k]
-    added = [e["text_en"] for e in row["examples"] if e["origin"] == ExampleOrigin.MAINTAINER]
-    if added:
-        item["added_examples"] = added
-    carried.lost.append(item)
 
 
 def orphans(carried: Carried, spared: dict[type, set[int]]) -> None:

@@ -74,6 +74,13 @@ class RuleNumberTable(Table):
         )
 
 
+#: What a maintainer changed on a row, kept apart from what the source printed (kb.editing
+#: writes them). Part of a row's values: when the engine splits a row (a release inserted or
+#: replaced inside its interval), the copy carries the correction and its flags with it, so
+#: the copy still says which text is the maintainer's and which one the source printed.
+EDIT_FIELDS = ["source_text", "en_edited", "fr_edited", "edited_by", "edited_at"]
+_UNEDITED = ("", False, False, "", None)
+
 _TEXT_ROW = [
     "text",
     "text_en",
@@ -86,13 +93,27 @@ _TEXT_ROW = [
     "wording_since",
     "fr_status",
     "fr_release",
+    *EDIT_FIELDS,
 ]
 
 
 def _text_values(text: str, examples: tuple[str, ...]) -> tuple[Any, ...]:
     h = hashes(text, examples)
     # wording_since and change are placeholders, set by refresh_derived.
-    return (text, text, "", h.text, h.folded, h.masked, h.examples, "", dt.date.min, "", None)
+    return (
+        text,
+        text,
+        "",
+        h.text,
+        h.folded,
+        h.masked,
+        h.examples,
+        "",
+        dt.date.min,
+        "",
+        None,
+        *_UNEDITED,
+    )
 
 
 class RuleTextTable(Table):
@@ -323,19 +344,24 @@ class GlossaryFamily(Family):
                 "aliases",
                 "ordinal",
                 "text_en",
+                "source_text",
+                "en_edited",
                 "valid_from",
                 "valid_to",
             )
         )
+        # Compared by what the source printed, as rules are (source_texts): a maintainer's
+        # correction must not make an unchanged entry look changed (a new row, the correction
+        # left behind on the old one).
         return [
             Cell(
                 item=_glossary_item(headword, aliases, ordinal),
                 number=headword,
                 ordinal=ordinal,
-                slots=[Slot(digest((headword, text)), rid, start, end)],
+                slots=[Slot(digest((headword, source if edited else text)), rid, start, end)],
                 lineage_id=lid,
             )
-            for rid, lid, headword, aliases, ordinal, text, start, end in rows
+            for rid, lid, headword, aliases, ordinal, text, source, edited, start, end in rows
         ]
 
     def cells_from_document(self, doc: Document) -> list[Cell]:

@@ -19,12 +19,20 @@ from django.utils import timezone
 from kb.crtext.model import Document
 from kb.crtext.numbers import is_number
 from kb.crtext.references import expand_targets
-from kb.models import Anomaly, GlossaryTerm, ImportRecord, Lineage, Release, RuleVersion
+from kb.models import (
+    Anomaly,
+    GlossaryTerm,
+    GlossaryVersion,
+    ImportRecord,
+    Lineage,
+    Release,
+    RuleVersion,
+)
 from kb.models.versioning import valid_on
 from kb.signals import release_changed
 from search.indexing import enqueue
 
-from . import carry
+from . import carry, ledger
 from .families import GlossaryFamily, RuleFamily
 from .texts import analyse
 from .timeline import Cell, Column, Family, restitch
@@ -76,8 +84,10 @@ class Importer:
     ) -> ImportResult:
         """Store one parsed English release; refuse a different text for a loaded date.
 
-        Replacing keeps maintainers' work (see kb.archive.carry); what it cannot keep makes it
-        refuse, unless `force`, and then the import record keeps the list."""
+        Maintainers' work is kept (a split row's copy keeps it, a replacement puts it back: see
+        kb.archive.carry); whatever is no longer where it applied afterwards (kb.archive.ledger
+        looks, for every import) makes it refuse, unless `force`, and then the import record
+        keeps the list."""
         last, self._last = self._last, None
         with transaction.atomic():
             result, cells = self._import(
@@ -125,6 +135,8 @@ class Importer:
                     f"{source or date}: a release effective {date.isoformat()} is already "
                     "loaded with different content (use --replace to replace it)"
                 )
+        work = ledger.take()  # every maintainer's work, looked for again below
+        if existing is not None:
             set_name = set_name or existing.set_name_en or ""
             set_code = set_code or existing.set_code
             carried = carry.read(date)
@@ -146,13 +158,12 @@ class Importer:
             )
         cells = _insert(release, doc, last, spared)
         if carried is not None:
-            for vid in carry.restore(carried, date):
-                from kb.editing import refresh_rule_version
-
-                refresh_rule_version(RuleVersion(pk=vid, lineage_id=_lineage_of(vid)))
+            _restore(carried, date)
             carry.orphans(carried, spared)
-            if carried.lost and not force:
-                raise ImportRefused(_lost_message(source or str(date), carried.lost))
+        lost = ledger.missing(work) + (carried.lost if carried else [])
+        if lost and not force:
+            raise ImportRefused(_lost_message(source or str(date), lost))
+        if carried is not None:
             carry.delete_orphans(spared)
             cells = None  # rows were changed after the cells were made: reload next time
         anomalies = _anomalies(release, doc)
@@ -173,7 +184,7 @@ class Importer:
             user=self.user[:150],
             seconds=seconds,
             carried=carried.counts if carried else {},
-            lost=carried.lost if carried else [],
+            lost=lost,
         )
         _reindex()
         transaction.on_commit(
@@ -194,6 +205,19 @@ def _release_fields(doc, source, checksum, set_name, set_code) -> dict[str, Any]
     }
 
 
+def _restore(carried: carry.Carried, date: dt.date) -> None:
+    """Put a replaced release's work back; rows whose English text changed get their hashes
+    and references recomputed."""
+    from kb.editing import refresh_glossary_version, refresh_rule_version
+
+    restored = carry.restore(carried, date)
+    for vid in restored.rules:
+        refresh_rule_version(RuleVersion(pk=vid, lineage_id=_lineage_of(vid)))
+    for vid in restored.glossary:
+        term = GlossaryVersion.objects.filter(pk=vid).values_list("term_id", flat=True).get()
+        refresh_glossary_version(GlossaryVersion(pk=vid, term_id=term))
+
+
 def _lineage_of(version_id: int) -> int:
     return RuleVersion.objects.filter(pk=version_id).values_list("lineage_id", flat=True).get()
 
@@ -205,7 +229,9 @@ def _lost_message(what: str, lost: list[dict[str, Any]]) -> str:
     ]
     for item in lost[:50]:
         where = item.get("rule") or item.get("glossary") or ""
-        lines.append(f"  - {where} {item['what']}: {item['reason']}".replace("  - ", "  - ", 1))
+        releases = item.get("releases") or []
+        when = f" (release {', '.join(releases[:3])}{' …' if len(releases) > 3 else ''})"
+        lines.append(f"  - {where} {item['what']}: {item['reason']}{when if releases else ''}")
     if len(lost) > 50:
         lines.append(f"  … and {len(lost) - 50} more")
     return "\n".join(lines)
