@@ -310,6 +310,25 @@ def _why_not_here(work: Work, row: dict[str, Any] | None, after: _After) -> str:
     return "the French text is not on the row any more (or not marked as a maintainer's)"
 
 
+def where_now(before: Ledger, also: Iterable[dt.date] = ()) -> dict[Work, dict[dt.date, str]]:
+    """For each piece of work of `before`, the releases it applied to (and those of `also`)
+    mapped to why it is not there now: empty where it still applies. What the publish preview
+    reads to say which work an import touches."""
+    after = _After(before.work)
+    extra = sorted(set(also))
+    out: dict[Work, dict[dt.date, str]] = {}
+    for work in before.work:
+        here = out[work] = {}
+        for place in work.places:
+            here[place.release] = _why_not_here(work, after.row(work, place), after)
+        label = work.places[-1] if work.places else Place(dt.date.min, "")
+        for date in extra:
+            if date not in here:
+                place = Place(date, label.label, label.ordinal)
+                here[date] = _why_not_here(work, after.row(work, place), after)
+    return out
+
+
 def missing(before: Ledger) -> list[dict[str, Any]]:
     """The work of `before` no longer where it applied, as import-record items: one per piece of
     work and reason, with the releases it is missing from (JSON-serialisable)."""

@@ -23,16 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.utils import timezone
 
 from kb.crtext import CRFormatError, Document, decode_bytes, parse_text
 from kb.diffing import REAL, classify
 from kb.hooks import maintainer_decisions
 from kb.limits import MAX_DOCUMENT_BYTES
-from kb.models import Example, GlossaryVersion, ImportRecord, Release, RuleVersion
-from kb.models.rules import ExampleOrigin
+from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
 from kb.models.versioning import valid_on
 
+from . import ledger
 from .importer import Importer, ImportRefused, ImportResult, text_checksum
 
 #: The official TXT is about 1 MB; anything far larger is not one (kb.limits).
@@ -88,6 +88,9 @@ class ReleasePreview:
     carried: dict[str, int] = field(default_factory=dict)  # a replacement's counts
     lost: list[dict[str, Any]] = field(default_factory=list)  # what --force would record
     seconds: float = 0.0
+    #: The effective date is after the day of the preview: published, the release is loaded
+    #: but not in force (not "current") until that date.
+    future: bool = False
 
     @property
     def confirmation(self) -> str:
@@ -129,6 +132,12 @@ class ReleasePreview:
             data[name] = [RuleChange(**c) for c in data.get(name, [])]
         data["maintainer"] = [MaintainerItem(**m) for m in data.get("maintainer", [])]
         return cls(**data)
+
+
+def not_yet_in_force(effective_date: dt.date, today: dt.date | None = None) -> bool:
+    """Whether a release takes effect after `today` (default: the site's today): loaded, it
+    is not the release in force until that date, and the preview says so."""
+    return effective_date > (today or timezone.localdate())
 
 
 def confirms(typed: str, preview: ReleasePreview) -> bool:
@@ -202,6 +211,7 @@ def preview_release(
         unchanged=existing is not None and existing.sha256 == checksum,
         compared_with=None,
     )
+    preview.future = not_yet_in_force(date)
     if preview.unchanged:
         preview.counts = dict(existing.counts)
         return preview
@@ -210,7 +220,7 @@ def preview_release(
     try:
         with transaction.atomic():
             before = _Snapshot.read(preview.compared_with)
-            maintained = _maintained(preview.compared_with)
+            work = ledger.take()
             result = _import(doc, checksum, preview, user, replace=True, force=True)
             after = _Snapshot.read(date)
             record = ImportRecord.objects.filter(effective_date=date, lang="en").latest("id")
@@ -219,7 +229,7 @@ def preview_release(
             preview.carried = dict(record.carried or {})
             preview.lost = list(record.lost or [])
             touched = _compare(preview, before, after)
-            _maintainer_items(preview, before, after, maintained, touched)
+            _maintainer_items(preview, before, after, work, touched)
             raise _RollBack
     except _RollBack:
         pass
@@ -358,76 +368,48 @@ def _compare(preview: ReleasePreview, before: _Snapshot, after: _Snapshot) -> di
 # -- maintainers' work ------------------------------------------------------------------------
 
 
-@dataclass
-class _Maintained:
-    """Maintainers' work on the rows valid on the compared date (read before the import)."""
-
-    rules: dict[int, dict[str, Any]]  # lineage -> fields of its version, "added" examples
-    terms: dict[int, dict[str, Any]]  # glossary term -> fields of its version
-
-
-def _maintained(date: dt.date | None) -> _Maintained:
-    if date is None:
-        return _Maintained({}, {})
-    marked = Q(en_edited=True) | Q(fr_edited=True) | ~Q(text_fr="") | ~Q(fr_status="")
-    added: dict[int, int] = {}
-    for vid in (
-        Example.objects.filter(valid_on(date, "version__"))
-        .filter(origin=ExampleOrigin.MAINTAINER)
-        .values_list("version_id", flat=True)
-    ):
-        added[vid] = added.get(vid, 0) + 1
-    fields = ("id", "lineage_id", "text_fr", "fr_status", "en_edited")
-    rules = {}
-    for row in (
-        RuleVersion.objects.filter(valid_on(date))
-        .filter(marked | Q(id__in=list(added)))
-        .values(*fields)
-    ):
-        row["added"] = added.get(row["id"], 0)
-        rules[row["lineage_id"]] = row
-    terms = {
-        row["term_id"]: row
-        for row in GlossaryVersion.objects.filter(valid_on(date))
-        .filter(~Q(text_fr="") & Q(text_fr__isnull=False))
-        .values("id", "term_id", "headword")
-    }
-    return _Maintained(rules, terms)
-
-
 def _maintainer_items(
     preview: ReleasePreview,
     before: _Snapshot,
     after: _Snapshot,
-    maintained: _Maintained,
+    work: ledger.Ledger,
     touched: dict[int, str],
 ) -> None:
-    """Each piece of maintainers' work on a rule or term the import touches, and its fate."""
-    items: list[MaintainerItem] = []
-    lost_where = {(item.get("rule") or item.get("glossary") or "") for item in preview.lost}
-    for lid, row in maintained.rules.items():
-        old_number = before.numbers[lid][0]
-        new = after.versions.get(lid)
-        number = after.numbers[lid][0] if lid in after.numbers else old_number
+    """Each piece of maintainers' work the import touches, and its fate.
+
+    Read from the ledger (kb.archive.ledger) the importer checks itself against: every English
+    correction, French text (a maintainer's or an imported one), edited and added example, on
+    rules and glossary entries, and the releases each applies to, looked for again after the
+    import. A replacement lists all the work on the replaced release (carried over or lost); a
+    new release, the work on the release before it that does not go on into it (the rule or
+    term is gone or reworded: a French text then becomes stale) and the work that now also
+    applies to it. Then the decisions other apps keep on the rules it touches."""
+    date = preview.effective_date
+    prev = None if preview.replaces else preview.compared_with
+    found: dict[tuple[str, str, str, str], int] = {}
+    for w, here in ledger.where_now(work, also=[date]).items():
+        applied = {p.release for p in w.places}
         if preview.replaces:
-            fate = "would be lost" if old_number in lost_where else "carries over"
-        elif new is None:
-            fate = "stays with the earlier releases (the rule is gone)"
-        elif new[0] == before.versions[lid][0]:
-            continue  # the same row goes on: nothing happens to it
+            if date in applied:
+                fate, detail = _replaced_fate(here[date])
+            elif here.get(date) == "":
+                fate, detail = "now also applies to this release (the same official text)", ""
+            else:
+                continue
+        elif here.get(date) == "":
+            if prev in applied:
+                continue  # the same text goes on into the new release, and the work with it
+            fate, detail = "now also applies to the new release (the same official text)", ""
+        elif prev is not None and prev in applied:
+            fate, detail = _left_behind(w, here[date], before, after)
         else:
-            fate = "stays with the earlier releases (the new text has none)"
-        for what in _work(row):
-            items.append(MaintainerItem(number, what, fate))
-    for tid, row in maintained.terms.items():
-        new = after.terms.get(tid)
-        if preview.replaces:
-            fate = "would be lost" if row["headword"] in lost_where else "carries over"
-        elif new is not None and new[0] == row["id"]:
             continue
-        else:
-            fate = "stays with the earlier releases (the new text has none)"
-        items.append(MaintainerItem(row["headword"], "glossary French text", fate))
+        key = (_where(w, prev or date, before, after), _what(w), fate, detail)
+        found[key] = found.get(key, 0) + 1
+    items = [
+        MaintainerItem(where, f"{n} added example(s)" if what == ledger.ADDED else what, fate, d)
+        for (where, what, fate, d), n in found.items()
+    ]
     numbers = {lid: n for lid, (n, _sk) in before.numbers.items()}
     numbers.update({lid: n for lid, (n, _sk) in after.numbers.items()})
     for lid, decisions in maintainer_decisions(set(touched)).items():
@@ -442,12 +424,58 @@ def _maintainer_items(
     preview.maintainer = items
 
 
-def _work(row: dict[str, Any]) -> list[str]:
-    out = []
-    if row["text_fr"] or row["fr_status"]:
-        out.append("French text" + (f" ({row['fr_status']})" if row["fr_status"] else ""))
-    if row["en_edited"]:
-        out.append("English correction")
-    if row["added"]:
-        out.append(f"{row['added']} added example(s)")
-    return out
+def _replaced_fate(reason: str) -> tuple[str, str]:
+    return ("carries over", "") if not reason else ("would be lost", reason)
+
+
+def _left_behind(
+    w: ledger.Work, reason: str, before: _Snapshot, after: _Snapshot
+) -> tuple[str, str]:
+    """The fate of work on the release before a new one that does not go on into it."""
+    noun = "term" if w.kind == "glossary" else "rule"
+    if reason.startswith(f"the {noun} is not in"):
+        return f"stays with the earlier releases (the {noun} is gone)", ""
+    fate = "stays with the earlier releases (the new text has none)"
+    kinds = _english_change(w, before, after)
+    if w.what == ledger.FRENCH:
+        if any(k in REAL for k in kinds):
+            changed = ", ".join(kinds)
+            return (
+                fate,
+                f"becomes stale: the new release changes the English it translates ({changed})",
+            )
+        return fate, "still shown as current: only typography or references change"
+    if w.what == ledger.ENGLISH:
+        return fate, "the new release prints another official text: check that it still applies"
+    return fate, f"the new release changes the {noun} ({', '.join(kinds) or 'its rows'})"
+
+
+def _english_change(w: ledger.Work, before: _Snapshot, after: _Snapshot) -> list[str]:
+    if w.kind == "glossary":
+        old, new = before.terms.get(w.owner), after.terms.get(w.owner)
+        return classify(old[2], new[2]) if old and new else []
+    old, new = before.versions.get(w.owner), after.versions.get(w.owner)
+    return classify(old[1], new[1]) if old and new else []
+
+
+def _where(w: ledger.Work, date: dt.date | None, before: _Snapshot, after: _Snapshot) -> str:
+    """The rule's number (in the new text if it has the rule) or the glossary headword."""
+    if w.kind == "glossary":
+        return w.places[-1].label if w.places else ""
+    if w.owner in after.numbers:
+        return after.numbers[w.owner][0]
+    if w.owner in before.numbers:
+        return before.numbers[w.owner][0]
+    near = [p for p in w.places if date is None or p.release <= date]
+    return (near or list(w.places))[-1].label
+
+
+def _what(w: ledger.Work) -> str:
+    if w.what == ledger.ADDED:
+        return ledger.ADDED
+    if w.kind == "example":
+        return f"example {(w.position or 0) + 1} {w.what}"
+    label = w.what
+    if w.what == ledger.FRENCH:
+        label = f"French text ({w.value[1]})" if w.value[1] else "French text"
+    return f"glossary {label}" if w.kind == "glossary" else label
