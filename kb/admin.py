@@ -8,6 +8,7 @@ shown read-only: edited by hand it would break the archive's invariants.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -16,6 +17,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
@@ -24,11 +27,20 @@ from search.admin import IndexedAdminMixin
 
 from . import editing
 from .admin_conflicts import EditConflictMixin, InlineEditConflictMixin
+from .admin_finding import (
+    ExampleReadingMixin,
+    GlossaryReadingMixin,
+    ReleaseFilter,
+    RuleReadingMixin,
+    last_number_of,
+    validity,
+)
 from .admin_french import FrenchStateFilter, french_queue_counts
 from .admin_publish import PublishAdminMixin
 from .admin_queues import register_french_queues, register_queue
 from .admin_translation import LocalTabbedStackedInline, LocalTabbedTranslationAdmin
 from .archive.importer import Importer, ImportRefused
+from .limits import text_problem
 from .models import (
     Anomaly,
     Example,
@@ -158,6 +170,55 @@ class RuleNumberAdmin(IndexedAdminMixin, ReadOnlyAdmin):
 # -- rule versions and examples: maintainers' texts ------------------------------------------
 
 
+def _text_limits(form: forms.BaseForm, names: Iterable[str]) -> None:
+    """The import's limits on entry texts (kb.limits), as errors on the fields."""
+    for name in names:
+        value = form.cleaned_data.get(name)
+        problem = text_problem(value) if isinstance(value, str) else None
+        if problem:
+            form.add_error(name, f"{problem[:1].upper()}{problem[1:]}.")
+
+
+class ExampleTextForm(forms.ModelForm):
+    """An example's English and French texts, within the import's limits."""
+
+    class Meta:
+        model = Example
+        fields = ["text"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        _text_limits(self, ["text_en", "text_fr"])
+        return cleaned
+
+
+class ExampleForm(ExampleTextForm):
+    """An example's texts and its place among the maintainer's examples (the source's keep
+    theirs: an import matches an edit of one by its position)."""
+
+    order = forms.IntegerField(
+        label=_("order"),
+        required=False,
+        min_value=1,
+        max_value=999,
+        help_text=_(
+            "Examples added by a maintainer: their order, after the official ones "
+            "(empty for a new one: last)."
+        ),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        example = self.instance
+        if example.pk is not None:
+            self.fields["order"].initial = example.position + 1
+            if example.origin != ExampleOrigin.MAINTAINER:
+                self.fields["order"].disabled = True
+                self.fields["order"].help_text = _(
+                    "Printed by the official source: it keeps its place."
+                )
+
+
 class ExampleFormSet(BaseInlineFormSet):
     def clean(self) -> None:
         super().clean()
@@ -178,16 +239,51 @@ class ExampleFormSet(BaseInlineFormSet):
             if not form.cleaned_data.get("DELETE") and form.has_changed() and empty:
                 form.add_error("text_en", "An example needs an English text.")
 
+    def wanted_order(self, created: dict[int, Example]) -> list[int]:
+        """The maintainer's examples kept, in the order asked for (their "order" values, then
+        the form's order; new ones without a value last)."""
+        keyed = []
+        for n, form in enumerate(self.forms):
+            data = getattr(form, "cleaned_data", None) or {}
+            if data.get("DELETE"):
+                continue
+            example = created.get(n) or (form.instance if form.instance.pk else None)
+            if example is None or example.origin != ExampleOrigin.MAINTAINER:
+                continue
+            asked = data.get("order")
+            keyed.append((asked if asked is not None else 10_000, n, example.pk))
+        return [pk for _a, _n, pk in sorted(keyed)]
+
 
 class ExampleInline(InlineEditConflictMixin, LocalTabbedStackedInline):
     model = Example
+    form = ExampleForm
     formset = ExampleFormSet
     extra = 0
-    fields = ["text", "origin", "position"]
-    readonly_fields = ["origin", "position"]
+    fields = ["text", "order", "origin"]
+    readonly_fields = ["origin"]
+
+
+class ReleaseChoiceField(forms.ModelChoiceField):
+    """A release by its date and set ("2026-08-07 (Edge of Eternities)"), newest first."""
+
+    def label_from_instance(self, obj: Release) -> str:
+        return str(obj)
+
+
+def _release_field(**kwargs: Any) -> ReleaseChoiceField:
+    return ReleaseChoiceField(
+        queryset=Release.objects.order_by("-effective_date").defer("introduction", "credits"),
+        required=False,
+        label=_("French translates the English of"),
+        help_text=_("The English release the French text translates."),
+        **kwargs,
+    )
 
 
 class RuleVersionForm(forms.ModelForm):
+    fr_release = _release_field()
+
     class Meta:
         model = RuleVersion
         fields = ["text", "fr_status", "fr_release"]
@@ -198,22 +294,66 @@ class RuleVersionForm(forms.ModelForm):
             self.add_error("text_en", "The English text cannot be empty.")
         if cleaned.get("fr_status") and not (cleaned.get("text_fr") or "").strip():
             self.add_error("fr_status", "A French status needs a French text.")
+        _text_limits(self, ["text_en", "text_fr"])
         return cleaned
+
+
+def _titled(context: dict[str, Any], obj: Any, kind: Any) -> None:
+    """The change form's heading names the row as maintainers know it (its number and title
+    now, its validity), not by its lineage key."""
+    if obj is not None:
+        context["title"] = str(obj)
+        context["subtitle"] = kind
 
 
 @admin.register(RuleVersion)
 class RuleVersionAdmin(
-    EditConflictMixin, NoAddDeleteMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin
+    RuleReadingMixin,
+    EditConflictMixin,
+    NoAddDeleteMixin,
+    SimpleHistoryAdmin,
+    LocalTabbedTranslationAdmin,
 ):
     form = RuleVersionForm
-    list_display = ["lineage", "valid_from", "valid_to", "change", "wording_since", "fr_status"]
-    list_select_related = ["lineage"]
-    search_fields = ["lineage__key", "text_en", "text_fr"]
-    list_filter = [FrenchStateFilter, "change", "fr_status", "en_edited", "fr_edited"]
-    raw_id_fields = ["fr_release"]
+    list_display = [
+        "number_read",
+        "title_read",
+        "validity",
+        "first_words",
+        "change",
+        "wording_since",
+        "fr_status",
+    ]
+    list_display_links = ["number_read", "first_words"]
+    search_fields = ["text_en"]  # the search box; RuleReadingMixin decides what it finds
+    search_help_text = _(
+        "A rule number (702.19a) finds the rule holding it in the release being read first; "
+        "words find titles (Trample), then texts."
+    )
+    list_filter = [
+        ReleaseFilter,
+        FrenchStateFilter,
+        "change",
+        "fr_status",
+        "en_edited",
+        "fr_edited",
+    ]
     readonly_fields = ["lineage", *_DERIVED, *_EDIT_MARKS]
     fields = ["lineage", "text", "fr_status", "fr_release", *_DERIVED, *_EDIT_MARKS]
     inlines = [ExampleInline]
+
+    def render_change_form(
+        self, request: HttpRequest, context: dict[str, Any], *args: Any, obj: Any = None, **kw: Any
+    ) -> Any:
+        _titled(
+            context,
+            obj,
+            _("Rule version (lineage %(key)s: the number it had when it first appeared)")
+            % {"key": obj.lineage.key}
+            if obj is not None
+            else "",
+        )
+        return super().render_change_form(request, context, *args, obj=obj, **kw)
 
     def save_model(self, request: HttpRequest, obj: RuleVersion, form: Any, change: bool) -> None:
         data = form.cleaned_data
@@ -225,32 +365,103 @@ class RuleVersionAdmin(
             fr_status=data.get("fr_status") or "",
             fr_release=data.get("fr_release"),
         )
+        obj.__dict__.pop("_described", None)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        """Examples through the edit services (history, hashes, the index follow): removed,
+        edited, added, then put in the order asked for. The change message names the rows
+        saved (the formset's own new instances are never saved)."""
         if formset.model is not Example:
             return super().save_formset(request, form, formset, change)
         user = _user(request)
+        version = form.instance
         formset.save(commit=False)
         for example in formset.deleted_objects:
             editing.remove_example(example=example, user=user)
-        for example in formset.new_objects:
-            editing.add_example(
-                version=form.instance,
-                user=user,
-                text_en=example.text_en or "",
-                text_fr=example.text_fr or "",
-            )
         for example, _fields in formset.changed_objects:
             editing.edit_example(
                 example=example, user=user, text_en=example.text_en, text_fr=example.text_fr or ""
             )
+        created: dict[int, Example] = {}
+        for n, example_form in enumerate(formset.forms):
+            example = example_form.instance
+            if example.pk is None and example in formset.new_objects:
+                created[n] = editing.add_example(
+                    version=version,
+                    user=user,
+                    text_en=example.text_en or "",
+                    text_fr=example.text_fr or "",
+                )
+        formset.new_objects = list(created.values())
+        editing.reorder_examples(version=version, user=user, order=formset.wanted_order(created))
+        for example in [*formset.new_objects, *(e for e, _f in formset.changed_objects)]:
+            example.refresh_from_db(fields=["position"])
         return None
+
+
+@admin.register(Example)
+class ExampleAdmin(
+    ExampleReadingMixin,
+    EditConflictMixin,
+    NoAddDeleteMixin,
+    SimpleHistoryAdmin,
+    LocalTabbedTranslationAdmin,
+):
+    """Examples listed by their rule's number and title in the release being read; edited
+    through kb.editing (added, removed and reordered in their rule version's form)."""
+
+    form = ExampleTextForm
+    list_display = [
+        "number_read",
+        "title_read",
+        "example_number",
+        "validity",
+        "first_words",
+        "origin",
+        "en_edited",
+        "fr_edited",
+    ]
+    list_display_links = ["number_read", "first_words"]
+    list_select_related = ["version"]
+    list_filter = [ReleaseFilter, "origin", "en_edited", "fr_edited"]
+    search_fields = ["text_en"]  # the search box; ExampleReadingMixin decides what it finds
+    search_help_text = RuleVersionAdmin.search_help_text
+    fields = ["version_link", "text", "origin", *_EDIT_MARKS]
+    readonly_fields = ["version_link", "origin", *_EDIT_MARKS]
+
+    @admin.display(description=_("example"), ordering="position")
+    def example_number(self, obj: Example) -> int:
+        return obj.position + 1
+
+    @admin.display(description=_("rule version"))
+    def version_link(self, obj: Example) -> str:
+        url = reverse("admin:kb_ruleversion_change", args=[obj.version_id])
+        return format_html('<a href="{}">{}</a>', url, obj.version)
+
+    def render_change_form(
+        self, request: HttpRequest, context: dict[str, Any], *args: Any, obj: Any = None, **kw: Any
+    ) -> Any:
+        if obj is not None:
+            context["title"] = f"{obj.version}, {obj}"
+            context["subtitle"] = _("Example")
+        return super().render_change_form(request, context, *args, obj=obj, **kw)
+
+    def save_model(self, request: HttpRequest, obj: Example, form: Any, change: bool) -> None:
+        data = form.cleaned_data
+        editing.edit_example(
+            example=obj,
+            user=_user(request),
+            text_en=data.get("text_en"),
+            text_fr=data.get("text_fr") or "",
+        )
 
 
 # -- glossary ----------------------------------------------------------------------------------
 
 
 class GlossaryVersionForm(forms.ModelForm):
+    fr_release = _release_field()
+
     class Meta:
         model = GlossaryVersion
         fields = ["aliases", "text", "fr_status", "fr_release"]
@@ -259,7 +470,7 @@ class GlossaryVersionForm(forms.ModelForm):
         value = self.cleaned_data.get("aliases")
         problem = alias_errors(value)
         if problem:
-            raise ValidationError(problem)
+            raise ValidationError(problem[:1].upper() + problem[1:] + ".")
         return value
 
     def clean(self) -> dict[str, Any]:
@@ -268,6 +479,7 @@ class GlossaryVersionForm(forms.ModelForm):
             self.add_error("text_en", "The English text cannot be empty.")
         if cleaned.get("fr_status") and not (cleaned.get("text_fr") or "").strip():
             self.add_error("fr_status", "A French status needs a French text.")
+        _text_limits(self, ["text_en", "text_fr"])
         return cleaned
 
 
@@ -279,12 +491,18 @@ class GlossaryTermAdmin(IndexedAdminMixin, ReadOnlyAdmin):
 
 @admin.register(GlossaryVersion)
 class GlossaryVersionAdmin(
-    EditConflictMixin, NoAddDeleteMixin, SimpleHistoryAdmin, LocalTabbedTranslationAdmin
+    GlossaryReadingMixin,
+    EditConflictMixin,
+    NoAddDeleteMixin,
+    SimpleHistoryAdmin,
+    LocalTabbedTranslationAdmin,
 ):
     form = GlossaryVersionForm
-    list_display = ["headword", "valid_from", "valid_to", "obsolete", "change"]
-    search_fields = ["headword", "text_en", "text_fr"]
-    raw_id_fields = ["fr_release"]
+    list_display = ["headword", "validity", "first_words", "obsolete", "change"]
+    list_display_links = ["headword", "first_words"]
+    list_filter = [ReleaseFilter, "obsolete", "change", "fr_status", "en_edited", "fr_edited"]
+    search_fields = ["headword"]  # the search box; GlossaryReadingMixin decides what it finds
+    search_help_text = _("A headword finds its entry in the release being read first.")
     readonly_fields = ["term", "headword", "obsolete", "ordinal", *_DERIVED, *_EDIT_MARKS]
     fields = [
         "term",
@@ -298,6 +516,12 @@ class GlossaryVersionAdmin(
         *_DERIVED,
         *_EDIT_MARKS,
     ]
+
+    def render_change_form(
+        self, request: HttpRequest, context: dict[str, Any], *args: Any, obj: Any = None, **kw: Any
+    ) -> Any:
+        _titled(context, obj, _("Glossary version"))
+        return super().render_change_form(request, context, *args, obj=obj, **kw)
 
     def save_model(
         self, request: HttpRequest, obj: GlossaryVersion, form: Any, change: bool
@@ -319,9 +543,24 @@ class GlossaryVersionAdmin(
 
 @admin.register(Reference)
 class ReferenceAdmin(ReadOnlyAdmin):
-    list_display = ["target", "target_end", "rule_version", "glossary_version", "lang"]
-    list_select_related = ["rule_version__lineage", "glossary_version"]
+    list_display = ["target", "target_end", "in_rule", "glossary_version", "lang"]
+    list_select_related = ["rule_version", "glossary_version"]
     search_fields = ["target"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Reference]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(rule_number=last_number_of("rule_version__lineage", "rule_version__"))
+        )
+
+    @admin.display(description=_("in rule"))
+    def in_rule(self, obj: Reference) -> str:
+        """The citing rule by its number on its wording's last day (one query a page)."""
+        version = obj.rule_version
+        if version is None:
+            return "—"
+        return f"{obj.rule_number or '?'} ({validity(version.valid_from, version.valid_to)})"
 
 
 @admin.register(Anomaly)

@@ -14,6 +14,7 @@ Pure Python: `kb.crtext` imports it and imports nothing of Django.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 #: A CR text file, in bytes (the largest release, 2026-08-07, is 0.97 MB).
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
@@ -23,6 +24,14 @@ MAX_DOWNLOAD_BYTES = 30 * 1024 * 1024
 MAX_LINE_CHARS = 20_000
 #: Numbered entries in one document (the most is 3,162).
 MAX_ENTRIES = 20_000
+#: One text of an entry: a rule's, an example's or a glossary entry's, in characters, its
+#: continuation lines included (the longest are 2,872: 205.3m of 2026-06-19; an example 996; a
+#: glossary text 882). The parser refuses a longer one, and the admin the same: a 2 MB text
+#: typed or pasted there made the French chapter page it is on take 13 s.
+MAX_TEXT_CHARS = MAX_LINE_CHARS
+#: Aliases of one glossary headword ("Remove from the Game, Removed, Removed-from-the-Game Zone"
+#: has 3, the most), each at most a headword long.
+MAX_ALIASES = 20
 #: Glossary entries in one document (about 750 today).
 MAX_GLOSSARY_ENTRIES = 5_000
 #: Digits after the chapter's dot ("702.190"; the most is 3).
@@ -51,4 +60,23 @@ def date_problem(date: dt.date) -> str | None:
             f"effective date {date.isoformat()} is out of range "
             f"({FIRST_DATE.isoformat()} to {LAST_DATE.isoformat()})"
         )
+    return None
+
+
+#: Characters no rules text holds (what `kb.crtext.decode` refuses in a file): C0 controls but
+#: tab and line ends, and DEL.
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def text_problem(text: str) -> str | None:
+    """Why an entry's text (rule, example, glossary; English or French) is refused, or None:
+    what the import refuses in a file, said of one text (the admin shows it on the field)."""
+    if len(text) > MAX_TEXT_CHARS:
+        return (
+            f"this text is {len(text):,} characters long; a rules text holds at most "
+            f"{MAX_TEXT_CHARS:,} (the longest official one has about 2,900)"
+        )
+    bad = CONTROL_RE.search(text)
+    if bad is not None:
+        return f"this text holds a control character (U+{ord(bad.group()):04X})"
     return None

@@ -27,6 +27,7 @@ from kb.admin_conflicts import EditConflictMixin, InlineEditConflictMixin
 from kb.admin_queues import register_queue
 from search.admin import IndexedAdminMixin
 
+from . import limits
 from .corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
 from .models import EDITABLE_CARD_FIELDS, Card, CardFace, LinkKind, Ruling, RulingLink
 
@@ -72,7 +73,8 @@ register_review_queues()
 
 
 class TextListFormField(forms.JSONField):
-    """A JSON list of texts (keywords, colors): anything else is refused with an example."""
+    """A JSON list of texts (keywords, colors): anything else is refused with an example; the
+    import's limits (rulings.limits) hold for the list and each text."""
 
     def validate(self, value: Any) -> None:
         super().validate(value)
@@ -83,19 +85,91 @@ class TextListFormField(forms.JSONField):
                 _('Enter a JSON list of texts, for example ["Flying", "Haste"].'),
                 code="not_a_text_list",
             )
+        if len(value) > limits.MAX_ITEMS:
+            raise forms.ValidationError(
+                _("At most %(limit)s items, not %(count)s.")
+                % {"limit": f"{limits.MAX_ITEMS:,}", "count": f"{len(value):,}"},
+                code="too_many_items",
+            )
+        for item in value:
+            problem = limits.text_problem("", item)
+            if problem:
+                raise forms.ValidationError(
+                    _("An item %(problem)s.") % {"problem": problem}, code="bad_item"
+                )
 
     def clean(self, value: Any) -> Any:
         cleaned = super().clean(value)
         return [] if cleaned in (None, "") else cleaned
 
 
-class CardForm(forms.ModelForm):
+class LimitedForm(forms.ModelForm):
+    """Texts within what an import accepts (rulings.limits): a longer one, or one holding a
+    NUL character, is an error on its field. `limited` maps form fields to the import's keys."""
+
+    limited: dict[str, str] = {}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        for name, key in self.limited.items():
+            value = cleaned.get(name)
+            problem = limits.text_problem(key, value) if isinstance(value, str) else None
+            if problem:
+                self.add_error(name, _("This text %(problem)s.") % {"problem": problem})
+        return cleaned
+
+
+class CardForm(LimitedForm):
     keywords = TextListFormField(required=False, label=_("keywords"))
     colors = TextListFormField(required=False, label=_("colors"))
+    layout = forms.ChoiceField(
+        label=_("layout"),
+        required=False,
+        choices=[("", "—"), *((v, v) for v in sorted(limits.LAYOUTS))],
+        help_text=_("One of the layouts the card import knows."),
+    )
+    limited = {
+        "name_en": "name",
+        "name_fr": "name",
+        "mana_cost": "mana_cost",
+        "type_line_en": "type_line",
+        "type_line_fr": "type_line",
+        "text_en": "text",
+        "text_fr": "text",
+        "power": "power",
+        "toughness": "toughness",
+        "loyalty": "loyalty",
+        "defense": "defense",
+        "fr_face_name": "face_name",
+    }
 
     class Meta:
         model = Card
         fields = list(EDITABLE_CARD_FIELDS)
+
+    def clean_mana_value(self) -> float | None:
+        value = self.cleaned_data.get("mana_value")
+        problem = limits.mana_value_problem(value) if value is not None else None
+        if problem:
+            raise forms.ValidationError(problem[:1].upper() + problem[1:] + ".")
+        return value
+
+
+class RulingForm(LimitedForm):
+    """A ruling's text and date within what an import accepts (rulings.limits)."""
+
+    limited = {"text": "comment"}
+
+    class Meta:
+        model = Ruling
+        fields = ["card", "date", "text", "is_heading", "group"]
+
+    def clean_date(self) -> Any:
+        value = self.cleaned_data.get("date")
+        problem = limits.date_problem(value) if value is not None else None
+        if problem:
+            raise forms.ValidationError(_("A ruling's date is %(problem)s.") % {"problem": problem})
+        return value
 
 
 class FaceInline(admin.TabularInline):
@@ -166,6 +240,7 @@ class LinkInline(InlineEditConflictMixin, admin.TabularInline):
 
 @admin.register(Ruling)
 class RulingAdmin(EditConflictMixin, IndexedAdminMixin, RevertingAdmin):
+    form = RulingForm
     list_display = ["card", "date", "short_text", "text_edited", "missing", "is_heading"]
     list_filter = ["text_edited", "missing", "is_heading", "grouped_by_hand", "date"]
     list_select_related = ["card"]

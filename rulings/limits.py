@@ -13,6 +13,7 @@ Scryfall's bulk files.
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 #: A file, decompressed, in bytes (cards.jsonl is 31 MB, Scryfall's oracle-cards ~160 MB).
 #: Counted while reading, so a small gzip that inflates without end is stopped too.
@@ -41,6 +42,40 @@ MAX_TEXT = 20_000
 MAX_ITEMS = 2_000
 #: A mana value is a finite number in this range (NaN and Infinity are refused).
 MAX_MANA_VALUE = 1_000_000
+#: A card's layout: the layouts of MTGJSON (the shared data: normal, transform, split, saga,
+#: scheme, prepare, mutate, leveler, aftermath, meld, flip, prototype, class, adventure,
+#: modal_dfc, reversible_card, case) and of Scryfall's oracle-cards; empty where the source
+#: gives none. Pages pick how to show a card by it: an unknown value is a typo or junk.
+LAYOUTS = frozenset(
+    {
+        "normal",
+        "split",
+        "flip",
+        "transform",
+        "modal_dfc",
+        "meld",
+        "leveler",
+        "class",
+        "case",
+        "saga",
+        "adventure",
+        "mutate",
+        "prototype",
+        "battle",
+        "planar",
+        "scheme",
+        "vanguard",
+        "token",
+        "double_faced_token",
+        "emblem",
+        "augment",
+        "host",
+        "art_series",
+        "reversible_card",
+        "aftermath",
+        "prepare",
+    }
+)
 #: Rulings are dated from Magic's first year to a few years after today.
 FIRST_DATE = dt.date(1993, 1, 1)
 YEARS_AHEAD = 3
@@ -50,3 +85,38 @@ def last_date(today: dt.date | None = None) -> dt.date:
     """The latest ruling date accepted (9999-12-31 is a typo, not a ruling)."""
     today = today or dt.date.today()
     return dt.date(today.year + YEARS_AHEAD, 12, 31)
+
+
+def text_problem(key: str, value: str) -> str | None:
+    """Why a text of a card or ruling is refused (the limit of its field, or MAX_TEXT; a NUL
+    character), or None: what `rulings.records` refuses in a file, said of one value."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    limit = MAX_LENGTH.get(key, MAX_TEXT)
+    if len(value) > limit:
+        return f"is longer than {limit:,} characters ({len(value):,})"
+    return None
+
+
+def layout_problem(layout: str) -> str | None:
+    """Why a card layout is refused, or None (empty: the source gave none)."""
+    if layout and layout not in LAYOUTS:
+        return f"{layout[:40]!r} is not a card layout ({', '.join(sorted(LAYOUTS))})"
+    return None
+
+
+def date_problem(date: dt.date, today: dt.date | None = None) -> str | None:
+    """Why a ruling's date is refused, or None."""
+    if not FIRST_DATE <= date <= last_date(today):
+        return (
+            f"out of range ({FIRST_DATE.isoformat()} to {last_date(today).isoformat()}): "
+            f"{date.isoformat()}"
+        )
+    return None
+
+
+def mana_value_problem(value: float) -> str | None:
+    """Why a mana value is refused (NaN, infinite, out of range), or None."""
+    if not math.isfinite(value) or not 0 <= value <= MAX_MANA_VALUE:
+        return f"a mana value is a number from 0 to {MAX_MANA_VALUE:,}, not {value!r}"
+    return None

@@ -21,6 +21,7 @@ from .limits import (
     MAX_MANA_VALUE,
     MAX_TEXT,
     last_date,
+    layout_problem,
 )
 from .sources import _Malformed
 
@@ -142,6 +143,15 @@ def _kind(value: Any) -> str:
     )
 
 
+def _layout(obj: dict[str, Any], where: str) -> str:
+    """A layout the site knows (rulings.limits.LAYOUTS), or empty."""
+    layout = _str(obj, "layout", where)
+    problem = layout_problem(layout)
+    if problem:
+        raise RecordError(where, f"“layout”: {problem}")
+    return layout
+
+
 def _stat(obj: dict[str, Any], key: str, where: str) -> str:
     """Power, toughness, loyalty, defense: text ("*", "1+*") or, in older data, a number."""
     value = obj.get(key)
@@ -222,7 +232,7 @@ def card_record(obj: Any, where: str) -> CardRecord:
         key=oracle_id or name_key(name),
         oracle_id=oracle_id,
         name=name,
-        layout=_str(obj, "layout", where),
+        layout=_layout(obj, where),
         mana_cost=_str(obj, "mana_cost", where),
         type_line=_str(obj, "type_line", where),
         text=text,

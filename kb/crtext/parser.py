@@ -13,12 +13,14 @@ import re
 from collections.abc import Iterator
 
 from kb.limits import (
+    MAX_ALIASES,
     MAX_ENTRIES,
     MAX_GLOSSARY_ENTRIES,
     MAX_HEADWORD_CHARS,
     MAX_LINE_CHARS,
     MAX_NUMBER_LENGTH,
     MAX_RULE_DIGITS,
+    MAX_TEXT_CHARS,
     date_problem,
 )
 
@@ -239,8 +241,10 @@ class _Parser:
             # A continuation paragraph (often indented) of the entry or its last example.
             if in_example:
                 current.examples[-1] += "\n" + line
+                _check_text(current.examples[-1], lineno)
             else:
                 current.text += "\n" + line
+                _check_text(current.text, lineno)
         return entries
 
     def _numbered(self, line: str, lineno: int, last_rule: dict[str, int]) -> Entry | None:
@@ -338,6 +342,12 @@ class _Parser:
             obsolete = head.endswith("(Obsolete)")
             bare = head[: -len("(Obsolete)")].strip() if obsolete else head
             entry = GlossaryEntry(head, split_aliases(bare), "\n".join(rest), lineno, obsolete)
+            _check_text(entry.text, lineno)
+            if len(entry.terms) > MAX_ALIASES:
+                raise CRFormatError(
+                    f"glossary headword with more than {MAX_ALIASES} aliases: {head[:40]!r}…",
+                    line=lineno,
+                )
             key = entry.key
             if key in seen:
                 entry.ordinal = seen[key]
@@ -357,6 +367,17 @@ def check_line_lengths(lines: list[str]) -> None:
                 "not a Comprehensive Rules document",
                 line=i + 1,
             )
+
+
+def _check_text(text: str, lineno: int) -> None:
+    """Refuse an entry whose lines add up to more than `MAX_TEXT_CHARS` (kb.limits: the
+    admin refuses a longer text too)."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise CRFormatError(
+            f"an entry's text longer than {MAX_TEXT_CHARS} characters: not a Comprehensive "
+            "Rules document",
+            line=lineno,
+        )
 
 
 def _drop_one_digit(digits: str, expected: int) -> int | None:

@@ -9,6 +9,8 @@ from django.db import models
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
+from kb.limits import CONTROL_RE, MAX_ALIASES, MAX_HEADWORD_CHARS
+
 from .versioning import IntervalQuerySet, TextVersionBase, interval_check
 
 
@@ -24,12 +26,24 @@ def alias_list(value: Any) -> list[str]:
 
 
 def alias_errors(value: Any) -> str:
-    """Why `value` is not a valid aliases list (empty string: it is)."""
+    """Why `value` is not a valid aliases list (empty string: it is). The bounds are the
+    import's (kb.limits): at most MAX_ALIASES aliases, each at most a headword long."""
     if not isinstance(value, list):
         return 'aliases must be a JSON list of strings, e.g. ["Attack", "Attacks"]'
     bad = [repr(a) for a in value if not isinstance(a, str) or not a.strip()]
     if bad:
         return f"aliases must be non-empty strings; not {', '.join(bad[:3])}"
+    if len(value) > MAX_ALIASES:
+        return f"at most {MAX_ALIASES} aliases, not {len(value):,}"
+    long = [a for a in value if len(a) > MAX_HEADWORD_CHARS]
+    if long:
+        return (
+            f"an alias holds at most {MAX_HEADWORD_CHARS} characters, not {len(long[0]):,} "
+            f"({long[0][:40]!r}…)"
+        )
+    control = next((a for a in value if CONTROL_RE.search(a)), None)
+    if control is not None:
+        return f"an alias holds a control character: {control[:40]!r}"
     return ""
 
 
@@ -64,7 +78,12 @@ class GlossaryVersion(TextVersionBase):
         indexes = [models.Index(fields=["term", "valid_from"], name="kb_gv_term_from")]
 
     def __str__(self) -> str:
-        return self.headword
+        """ "Trample (current since 2009-07-11)": the headword and when it was in force."""
+        if not self.valid_from:
+            return self.headword
+        if self.valid_to is None:
+            return f"{self.headword} (current since {self.valid_from.isoformat()})"
+        return f"{self.headword} ({self.valid_from.isoformat()} to {self.valid_to.isoformat()})"
 
     @property
     def alias_list(self) -> list[str]:

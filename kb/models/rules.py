@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Self
 
 from django.core.exceptions import ValidationError
@@ -157,8 +158,47 @@ class RuleVersion(TextVersionBase):
         indexes = [models.Index(fields=["lineage", "valid_from"], name="kb_rv_lineage_from")]
 
     def __str__(self) -> str:
-        end = self.valid_to.isoformat() if self.valid_to else "…"
-        return f"{self.lineage.key} [{self.valid_from.isoformat()}, {end})"
+        """What a maintainer recognises: "702.19a Trample (current since 2024-08-02)", the
+        number and title the rule has in the last release this wording is in force in, not
+        the lineage key (the number it had when it first appeared: "702.19a@2009-07-11" is
+        Banding, today 702.22a). Two queries, kept on the instance."""
+        cached = getattr(self, "_described", None)
+        if cached is None:
+            cached = self._described = self.describe()
+        return cached
+
+    def validity(self) -> str:
+        """ "current since 2024-08-02" or "2009-07-11 to 2011-06-17"."""
+        if self.valid_to is None:
+            return f"current since {self.valid_from.isoformat()}"
+        return f"{self.valid_from.isoformat()} to {self.valid_to.isoformat()}"
+
+    def last_day(self) -> dt.date:
+        """The last day this version is in force (dt.date.max while it is current): reading
+        the archive on it gives the rule as this wording last stood."""
+        return self.valid_to - dt.timedelta(days=1) if self.valid_to else dt.date.max
+
+    def last_number(self) -> tuple[str, str]:
+        """(number, kind) the lineage held on the last day of this version (its number today
+        while it is current); ("", "") for a lineage without numbers."""
+        if not self.lineage_id or not self.valid_from:
+            return "", ""
+        numbers = RuleNumber.objects.filter(lineage_id=self.lineage_id)
+        if self.valid_to is not None:
+            numbers = numbers.filter(valid_from__lt=self.valid_to)
+        row = numbers.order_by("-valid_from").values_list("number", "kind").first()
+        return row if row else ("", "")
+
+    def describe(self) -> str:
+        """The number, title and validity of this version (see __str__)."""
+        if not self.lineage_id or not self.valid_from:
+            return "new rule version"
+        number, kind = self.last_number()
+        if not number:
+            return f"rule version {self.lineage.key} ({self.validity()})"
+        on = self.last_day()
+        title = rule_titles([(number, kind, on, self.text_en or "")]).get((number, on), "")
+        return " ".join(p for p in (number, title) if p) + f" ({self.validity()})"
 
     def number_on(self, date: object = None) -> str:
         """The number the lineage held on `date` (default: the version's first day)."""
@@ -195,6 +235,72 @@ class RuleVersion(TextVersionBase):
             raise ValidationError(errors)
 
 
+def _within(date: dt.date, start: dt.date, end: dt.date | None) -> bool:
+    return start <= date and (end is None or date < end)
+
+
+def title_numbers(number: str, kind: str) -> list[str]:
+    """The numbers whose text may title `number`, nearest first: the entry itself (a keyword
+    rule, a chapter or a section is its own title), its rule, its chapter, its section."""
+    from kb.crtext.numbers import parent_of
+
+    chain = [number] if kind != "subrule" else []
+    parent = parent_of(number)
+    while parent is not None:
+        chain.append(parent)
+        parent = parent_of(parent)
+    return chain
+
+
+def rule_titles(
+    keys: Iterable[tuple[str, str, dt.date, str]],
+) -> dict[tuple[str, dt.date], str]:
+    """The title of each (number, kind, date, own text): the nearest heading among the entry
+    and its parents in the release in force on `date` ("Trample" for 702.19a, "General" for
+    100.1a, whose rule 100.1 is a sentence). One query, whatever the number of keys and dates:
+    what a change list page needs for its rows."""
+    from kb.documents import is_heading
+
+    keys = list(keys)
+    wanted: dict[dt.date, set[str]] = {}
+    for number, kind, date, _text in keys:
+        chain = title_numbers(number, kind)
+        wanted.setdefault(date, set()).update(chain if kind == "subrule" else chain[1:])
+    texts: dict[tuple[str, dt.date], tuple[str, str]] = {}
+    if any(wanted.values()):
+        where = Q()
+        for date, numbers in wanted.items():
+            if numbers:
+                where |= (
+                    valid_on(date)
+                    & valid_on(date, "lineage__numbers__")
+                    & Q(lineage__numbers__number__in=sorted(numbers), lineage__numbers__ordinal=0)
+                )
+        rows = RuleVersion.objects.filter(where).values_list(
+            "lineage__numbers__number",
+            "lineage__numbers__kind",
+            "text_en",
+            "valid_from",
+            "valid_to",
+            "lineage__numbers__valid_from",
+            "lineage__numbers__valid_to",
+        )
+        for number, kind, text, vf, vt, nf, nt in rows:
+            for date, numbers in wanted.items():
+                if number in numbers and _within(date, vf, vt) and _within(date, nf, nt):
+                    texts[(number, date)] = (kind, text)
+    out = {}
+    for number, kind, date, text in keys:
+        title = ""
+        for i, candidate in enumerate(title_numbers(number, kind)):
+            found = (kind, text) if i == 0 and kind != "subrule" else texts.get((candidate, date))
+            if found and is_heading(found[0], found[1].strip()):
+                title = found[1].strip()
+                break
+        out[(number, date)] = title
+    return out
+
+
 class ExampleOrigin(models.TextChoices):
     SOURCE = "source", _("official source")
     MAINTAINER = "maintainer", _("added by a maintainer")
@@ -228,7 +334,11 @@ class Example(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"example {self.position + 1} of {self.version_id}"
+        """ "example 3" (the admin's change messages name it beside its rule); an example not
+        saved yet (an inline form's instance) has no position: "new example"."""
+        if self.position is None:
+            return "new example"
+        return f"example {self.position + 1}"
 
 
 class Reference(models.Model):
