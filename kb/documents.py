@@ -17,7 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
-from search.documents import Hit, SearchDocument
+from search.documents import Hit, Passage, SearchDocument
 from search.registry import DocumentType, register
 
 from .models import (
@@ -30,6 +30,7 @@ from .models import (
     VocabularyTerm,
 )
 from .models.glossary import alias_list
+from .models.versioning import valid_on
 
 HEADING_MAX = 80
 
@@ -147,6 +148,70 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
         )
 
 
+def _current_date() -> dt.date | None:
+    """The effective date of the release in force today (kb.selectors.today)."""
+    from .models import Release
+    from .selectors import today
+
+    release = Release.objects.in_force_on(today())
+    return release.effective_date if release else None
+
+
+def rule_passages() -> list[Passage]:
+    """The current release's rules for the semantic retriever, each prefixed with the heading
+    it sits under ("Trample. With trample, …", "Casting Spells. 601.2a's text"): a subrule
+    rarely names its topic, and the heading is what a question is about. Bare headings are
+    passages too (a question about a keyword as a whole finds 702.19)."""
+    date = _current_date()
+    if date is None:
+        return []
+    numbers = dict(RuleNumber.objects.filter(valid_on(date)).values_list("lineage_id", "number"))
+    texts = dict(
+        RuleVersion.objects.filter(valid_on(date)).values_list("lineage_id", f"text_{SOURCE}")
+    )
+    by_number = {n: (texts.get(lineage) or "").strip() for lineage, n in numbers.items()}
+    out = []
+    for number, text in sorted(by_number.items()):
+        if not text:
+            continue
+        heading = _heading_of(number, by_number)
+        prefix = f"{heading}. " if heading and heading != text else ""
+        out.append(Passage(kind="rule", key=number, text=prefix + text))
+    return out
+
+
+def _heading_of(number: str, texts: dict[str, str]) -> str:
+    """The title a rule sits under: its own rule's when that is a bare heading ("702.19"
+    "Trample" for 702.19c), else its section's ("601" "Casting Spells" for 601.2a)."""
+    rule = number.rstrip("abcdefghijklmnopqrstuvwxyz") if "." in number else number
+    rule_text = texts.get(rule, "")
+    if rule != number and rule_text and is_heading("rule", rule_text):
+        return rule_text.rstrip(".")
+    section = number.split(".")[0]
+    return texts.get(section, "").rstrip(".")
+
+
+def glossary_passages() -> list[Passage]:
+    """The current release's glossary entries: "Headword: definition"."""
+    date = _current_date()
+    if date is None:
+        return []
+    slugs = dict(GlossaryTerm.objects.values_list("id", "slug"))
+    rows = GlossaryVersion.objects.filter(valid_on(date)).order_by("term_id", "ordinal")
+    out = []
+    for term_id, headword, text in rows.values_list("term_id", "headword", f"text_{SOURCE}"):
+        if slugs.get(term_id) and text:
+            out.append(Passage(kind="glossary", key=slugs[term_id], text=f"{headword}: {text}"))
+    return out
+
+
+def passages_version() -> str:
+    """The archive's stamp and today's release: the passages change with either."""
+    from .stamps import archive_generation
+
+    return f"{archive_generation()}|{_current_date()}"
+
+
 def _texts(field: str) -> list[str]:
     """The translated columns of a field, one per language (modeltranslation's `text_fr`)."""
     return [f"{field}_{code}" for code in CODES]
@@ -190,6 +255,8 @@ def register_documents() -> None:
             versioned=True,
             aliases=("rules", "regle", "règle"),
             order=10,
+            passages=rule_passages,
+            passages_version=passages_version,
             models={
                 Lineage: lambda lineage: [str(lineage.pk)],
                 RuleVersion: lambda v: [str(v.lineage_id)],
@@ -208,6 +275,8 @@ def register_documents() -> None:
             versioned=True,
             aliases=("glossaire",),
             order=20,
+            passages=glossary_passages,
+            passages_version=passages_version,
             models={
                 GlossaryTerm: lambda t: [str(t.pk)],
                 GlossaryVersion: lambda g: [str(g.term_id)],

@@ -136,3 +136,14 @@ def plain_snippet(text: str) -> str:
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     return html.escape(text)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A text the semantic retriever embeds (search.semantic): the current wording of a rule
+    or a glossary entry. `key` is what its kind's lookup finds the document by (a rule's
+    number, a glossary entry's ref), so a semantic answer becomes an ordinary Hit."""
+
+    kind: str
+    key: str
+    text: str

@@ -115,3 +115,22 @@ class IndexedWord(models.Model):
 
     def __str__(self) -> str:
         return self.word
+
+
+class Vector(models.Model):
+    """A passage's embedding by the semantic retriever's encoder, kept by a hash of the model
+    and the exact text it was computed from: a release or an edit that leaves a text unchanged
+    costs no new embedding, and one that changes it leaves the old vector unused (swept by
+    search.semantic.store.sweep). float16, little-endian: 768 bytes for 384 dimensions."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    model = models.CharField(max_length=40)
+    vector = models.BinaryField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("passage vector")
+        verbose_name_plural = _("passage vectors")
+
+    def __str__(self) -> str:
+        return f"{self.model}:{self.key[:12]}"

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Model
 
-from .documents import Hit, SearchDocument
+from .documents import Hit, Passage, SearchDocument
 
 #: groups to rebuild (None: every document of the kind) -> the documents.
 DocumentBuilder = Callable[[Collection[str] | None], Iterator[SearchDocument]]
@@ -21,6 +21,10 @@ DocumentBuilder = Callable[[Collection[str] | None], Iterator[SearchDocument]]
 UrlBuilder = Callable[[Hit, str | None], str]
 #: an edited or deleted instance -> the groups whose documents must be rebuilt.
 GroupsOf = Callable[[Any], list[str]]
+#: the kind's passages for the semantic retriever (its current texts), and a version that
+#: changes whenever they may have (the retriever reloads its matrix then).
+PassageBuilder = Callable[[], list[Passage]]
+PassagesVersion = Callable[[], str]
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class DocumentType:
     versioned: bool = False  # documents carry validity intervals (scoped to a release)
     aliases: tuple[str, ...] = ()
     order: int = 100
+    passages: PassageBuilder | None = None  # None: not searched semantically
+    passages_version: PassagesVersion | None = None
 
 
 _types: dict[str, DocumentType] = {}

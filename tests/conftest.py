@@ -35,6 +35,17 @@ def shared_available() -> bool:
 requires_shared = pytest.mark.skipif(not shared_available(), reason=NO_SHARED)
 
 
+def require_file(path: Path, what: str) -> None:
+    """Skip a test whose input (`what`, at `path`) is absent, naming it; where it must be
+    there (KB_REQUIRE_DATA=1, as .ci/run sets), fail instead: CI never passes by skipping."""
+    if path.exists():
+        return
+    message = f"{what} is not at {path}"
+    if os.environ.get("KB_REQUIRE_DATA") == "1":
+        pytest.fail(f"{message} (KB_REQUIRE_DATA=1: required here)")
+    pytest.skip(message)
+
+
 def release_files() -> list[Path]:
     return sorted(CR_EN.glob("*.txt")) if shared_available() else []
 

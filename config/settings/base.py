@@ -137,6 +137,10 @@ KB_SEARCH_BACKEND = os.environ.get(
 KB_SEARCH_AUTO_DRAIN = os.environ.get("KB_SEARCH_AUTO_DRAIN", "1") == "1"
 # A web process warms the search index in a thread when it starts (config/wsgi.py).
 KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"
+# The semantic retriever (search/semantic): where `make install` puts the encoder's weights
+# (one copy for every var folder), and whether question-shaped queries use it at all.
+KB_MODEL_DIR = Path(os.environ.get("KB_MODEL_DIR", BASE_DIR / "var" / "models"))
+KB_SEMANTIC = os.environ.get("KB_SEMANTIC", "1") == "1"
 
 # Content-Security-Policy (django-csp 4): nothing inline, nothing from another site. The pages
 # load their scripts and styles from static files (no <script> without src, no on*= handler,

@@ -30,7 +30,7 @@ from search.documents import Hit, Results
 from search.registry import document_type
 from search.syntax import Group, Item, ParsedQuery, Phrase, Word, parse
 
-from . import crosslingual, understanding
+from . import crosslingual, meaning, understanding
 
 log = logging.getLogger(__name__)
 PER_PAGE = 20
@@ -148,6 +148,8 @@ def search(
             )
         if out.number and out.jump and request.page == 1:
             _number_first(out, backend, request)
+        elif request.page == 1 and not term and not parsed.excluded:
+            _by_meaning(out, backend, request, parsed.text)
         if not out.results.total:
             out.suggestions = backend.suggest(parsed.text, limit=8, release=date)
     except SearchUnavailable as exc:
@@ -158,6 +160,23 @@ def search(
         page_cache.do_not_store()  # the index will come: this answer must not stay
     _decorate(out.results.hits, out)
     return out
+
+
+def _by_meaning(out: SearchPage, backend, request: SearchRequest, text: str) -> None:
+    """A question in the current release: its first page fused with the semantic retriever's
+    answers (kb.sitesearch.meaning), said so; while the retriever is not ready, said too."""
+    if not out.is_current or not understanding.question_shaped(text):
+        return
+    fused = meaning.fuse(out.results.hits, text, backend, request, per_page=request.per_page)
+    if fused is None:
+        notice = meaning.unavailable_notice()
+        if notice:
+            out.notices.append(notice)
+            page_cache.do_not_store()  # the vectors will come: this answer must not stay
+        return
+    out.results.hits = fused.hits
+    out.results.total = max(out.results.total, len(fused.hits))
+    out.notices.append(fused.notice)
 
 
 def start_warm_up() -> threading.Thread | None:

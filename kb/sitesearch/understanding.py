@@ -132,3 +132,28 @@ def jargon() -> dict[tuple[str, ...], list[str]]:
             tuple(fold(row["said"]).split()): [m.strip() for m in row["means"].split("|")]
             for row in csv.DictReader(f)
         }
+
+
+#: First words that make a long query a question or a told situation (English, French).
+_QUESTION_OPENERS = frozenset(
+    """
+    what whats which who when whenever where why how does do did doesnt dont is are was were
+    isnt arent can cant could should would will wont if im my i ive id when once after before
+    while during whats hows
+    si quand comment est que quoi qu pourquoi peut peux puis mon ma mes je j lorsque apres
+    avant pendant
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
+#: Fewer words than this are a term, a name or a keyword search, whatever their shape.
+QUESTION_MIN_WORDS = 5
+
+
+def question_shaped(text: str) -> bool:
+    """Whether a query is a question or a situation told in a player's words ("if i sac the
+    creature in response does the pump still resolve", "blocked creature removed from combat,
+    damage still dealt?"): five words or more, and a question mark or a question's or a
+    story's first word. Such queries are searched by meaning too (kb.sitesearch.meaning)."""
+    words = fold(text).replace("'", " ").replace("’", " ").split()
+    if len(words) < QUESTION_MIN_WORDS:
+        return False
+    return text.rstrip().endswith("?") or words[0].strip("?,.!") in _QUESTION_OPENERS

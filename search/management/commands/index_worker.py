@@ -4,6 +4,11 @@ Why: a commit drains the outbox itself when no other writer holds the lock; when
 the entries wait for the next writer. The worker is that next writer, every --interval seconds.
 With --build-missing it first builds the index where there is none (a first `make run`: the
 site answers while the index builds, instead of after).
+
+Between drains it also embeds, a few seconds at a time, the passages the semantic retriever
+has no vector for yet (search.semantic): the whole current release after a first import
+(minutes), the texts an import or an edit changed afterwards (a few). Until every passage has
+its vector, questions are answered lexically, and the search page says so.
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ from django.db import close_old_connections
 
 from search.backend import get_backend
 from search.indexing import drain, rebuild
+from search.semantic import retriever
+
+#: Seconds of embedding between two drains: an edit waits at most this long for the index.
+EMBED_SECONDS = 5.0
 
 
 class Command(BaseCommand):
@@ -48,8 +57,16 @@ class Command(BaseCommand):
                     f"applied {report.entries} outbox entries: "
                     f"+{report.added} -{report.deleted} documents"
                 )
+            embedded = retriever.sync(seconds=EMBED_SECONDS)
+            if embedded.embedded and opts["verbosity"]:
+                self.stdout.write(
+                    f"semantic search: embedded {embedded.embedded} passages, "
+                    f"{embedded.remaining} to go"
+                )
             if opts["once"]:
                 return
+            if embedded.remaining:
+                continue  # more to embed: no pause
             try:
                 time.sleep(opts["interval"])
             except KeyboardInterrupt:

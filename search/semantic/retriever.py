@@ -1,0 +1,213 @@
+"""The semantic retriever: passages and queries as vectors, nearest passages by cosine.
+
+Why beside the lexical index: questions in players' words ("my opponent flickered my
+creature…") often share no word with the rule that answers them; a sentence encoder finds
+the rule by meaning. The kinds that want it register `passages` (search.registry): the
+current texts of rules and glossary entries. Their vectors are computed in the background
+(`sync`, called by the index worker) and kept by text hash (store); until every passage has
+one, `retrieve` says so and the site answers lexically. The engine decides nothing about
+*when* to use it: the site's query understanding routes by the shape of the query.
+
+Only `retrieve` runs in a web request: one query embedded (tens of milliseconds) and one
+matrix product over a few thousand passages.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from django.conf import settings
+
+from search.documents import Passage
+from search.registry import document_types
+
+from . import store
+from .encoder import Encoder, WeightsError
+from .weights import weights_path
+
+logger = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=1)
+def encoder() -> Encoder | None:
+    """The encoder, loaded once per process (about a second); None where the weights are
+    absent or the retriever is switched off (settings.KB_SEMANTIC): the site stays lexical."""
+    if not getattr(settings, "KB_SEMANTIC", True):
+        return None
+    path = weights_path()
+    if not path.is_file():
+        logger.warning("semantic search off: no model weights at %s (make install)", path)
+        return None
+    try:
+        loaded = Encoder(path)
+    except WeightsError as exc:
+        logger.error("semantic search off: %s", exc)
+        return None
+    _one_blas_thread()
+    return loaded
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread per process: web workers and the index worker each take a core, and
+    OpenBLAS's own threads, contending with them, made a query ten times slower."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
+def passages() -> list[Passage]:
+    """Every registered kind's passages, in registry order."""
+    out: list[Passage] = []
+    for doc_type in document_types():
+        if doc_type.passages is not None:
+            out.extend(doc_type.passages())
+    return out
+
+
+def _version() -> tuple[str, ...]:
+    return tuple(
+        t.passages_version() if t.passages_version else t.kind
+        for t in document_types()
+        if t.passages is not None
+    )
+
+
+@dataclass
+class _Corpus:
+    version: tuple[str, ...]
+    passages: list[Passage]
+    matrix: np.ndarray
+    embedded: int
+    stored: int  # the store's count when read: a worker adding vectors changes it
+
+    @property
+    def complete(self) -> bool:
+        return self.embedded == len(self.passages)
+
+
+_lock = threading.Lock()
+_corpus: dict[str, _Corpus] = {}
+
+
+def _load(version: tuple[str, ...], stored: int) -> _Corpus:
+    found = passages()
+    model = encoder()
+    assert model is not None
+    keys = [store.key(model.model_id, p.text) for p in found]
+    matrix, mask = store.vectors(keys, dim=model.hidden)
+    return _Corpus(version, found, matrix, int(mask.sum()), stored)
+
+
+def _current() -> _Corpus:
+    """The corpus for this process, re-read when a kind's version changes or, while it is
+    incomplete, when the store has gained vectors."""
+    version = _version()
+    cached = _corpus.get("current")
+    if cached and cached.version == version and cached.complete:
+        return cached
+    stored = store.count()
+    if cached and cached.version == version and cached.stored == stored:
+        return cached
+    with _lock:
+        fresh = _load(version, stored)
+        _corpus["current"] = fresh
+        return fresh
+
+
+@dataclass
+class Retrieval:
+    """What the retriever answered: `hits` (passage, cosine), best first, when `ready`;
+    otherwise `reason` says why the search is lexical this time."""
+
+    ready: bool
+    hits: list[tuple[Passage, float]]
+    reason: str = ""
+    embedded: int = 0
+    total: int = 0
+    millis: float = 0.0
+
+
+def status() -> Retrieval:
+    """Whether the retriever can answer, without embedding anything."""
+    if encoder() is None:
+        return Retrieval(False, [], reason="no model")
+    corpus = _current()
+    if not corpus.passages:
+        return Retrieval(False, [], reason="nothing to search", total=0)
+    if not corpus.complete:
+        return Retrieval(
+            False, [], reason="embedding", embedded=corpus.embedded, total=len(corpus.passages)
+        )
+    return Retrieval(True, [], embedded=corpus.embedded, total=len(corpus.passages))
+
+
+def retrieve(text: str, *, limit: int = 50, kinds: tuple[str, ...] = ()) -> Retrieval:
+    """The passages nearest `text` (a query, embedded with e5's "query: " prefix)."""
+    started = time.perf_counter()
+    state = status()
+    if not state.ready:
+        return state
+    model = encoder()
+    assert model is not None
+    corpus = _current()
+    query = model.queries([text])[0]
+    scores = corpus.matrix @ query
+    if kinds:
+        scores = np.where([p.kind in kinds for p in corpus.passages], scores, -1.0)
+    top = np.argsort(-scores)[:limit]
+    hits = [(corpus.passages[i], float(scores[i])) for i in top if scores[i] > -1.0]
+    state.hits = hits
+    state.millis = (time.perf_counter() - started) * 1000
+    return state
+
+
+@dataclass
+class SyncReport:
+    embedded: int = 0
+    remaining: int = 0
+    seconds: float = 0.0
+    reason: str = ""
+
+
+def sync(
+    *,
+    seconds: float | None = None,
+    batch: int = 32,
+    progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
+    """Embed the passages that have no vector yet, a batch at a time (each batch committed),
+    for at most `seconds` (None: until done). The index worker calls it between drains, so a
+    first `make run` serves pages while this runs."""
+    started = time.perf_counter()
+    model = encoder()
+    if model is None:
+        return SyncReport(reason="no model")
+    version = _version()
+    if _synced.get("version") == version:
+        return SyncReport()  # nothing changed since every passage had its vector
+    # Shortest first, so that each batch pads little (texts run from 3 words to 700).
+    todo = sorted(store.missing(model.model_id, [p.text for p in passages()]), key=len)
+    done = 0
+    for start in range(0, len(todo), batch):
+        if seconds is not None and time.perf_counter() - started > seconds:
+            break
+        chunk = todo[start : start + batch]
+        store.save(model.model_id, chunk, model.passages(chunk, batch=batch))
+        done += len(chunk)
+        if progress:
+            progress(done, len(todo))
+    if done == len(todo):
+        _synced["version"] = version
+    return SyncReport(
+        embedded=done, remaining=len(todo) - done, seconds=time.perf_counter() - started
+    )
+
+
+#: The passages' version when sync last found every vector there (a worker's memo).
+_synced: dict[str, tuple[str, ...]] = {}

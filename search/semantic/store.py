@@ -1,0 +1,80 @@
+"""Passage vectors in the database, by a hash of the model and the exact text.
+
+Why by text hash: a release repeats almost every text of the one before, and an edit changes
+one; keyed by what was embedded, an import or an edit re-embeds only the texts that changed,
+and every process (web workers, the index worker, another node) reads the same vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from django.db import transaction
+
+from search.models import Vector
+
+DTYPE = np.dtype("<f2")
+
+
+def key(model_id: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id}\x00passage\x00{text}".encode()).hexdigest()
+
+
+def vectors(keys: Sequence[str], *, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """(matrix, found): the vectors of `keys` in their order as float32 rows (zeros where
+    missing) and a mask of the keys that have one. A key listed twice (the same text in two
+    passages) fills both rows."""
+    matrix = np.zeros((len(keys), dim), dtype=np.float32)
+    found = np.zeros(len(keys), dtype=bool)
+    rows_of: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        rows_of.setdefault(k, []).append(i)
+    unique = list(rows_of)
+    for start in range(0, len(unique), 900):  # SQLite's variable limit
+        stored = Vector.objects.filter(key__in=unique[start : start + 900]).values_list(
+            "key", "vector"
+        )
+        for k, blob in stored:
+            rows = rows_of[k]
+            matrix[rows] = np.frombuffer(bytes(blob), dtype=DTYPE)
+            found[rows] = True
+    return matrix, found
+
+
+def missing(model_id: str, texts: Iterable[str]) -> list[str]:
+    """The distinct texts that have no vector yet, in their first order."""
+    by_key = {key(model_id, t): t for t in texts}
+    have: set[str] = set()
+    keys = list(by_key)
+    for start in range(0, len(keys), 900):
+        have.update(
+            Vector.objects.filter(key__in=keys[start : start + 900]).values_list("key", flat=True)
+        )
+    return [t for k, t in by_key.items() if k not in have]
+
+
+def save(model_id: str, texts: Sequence[str], matrix: np.ndarray) -> int:
+    """Store one batch (a transaction of its own: a stopped worker loses at most a batch)."""
+    rows = [
+        Vector(key=key(model_id, t), model=model_id, vector=row.astype(DTYPE).tobytes())
+        for t, row in zip(texts, matrix, strict=True)
+    ]
+    with transaction.atomic():
+        Vector.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def sweep(model_id: str, keep: Iterable[str]) -> int:
+    """Delete the vectors of texts no passage uses any more (another model's too)."""
+    wanted = {key(model_id, t) for t in keep}
+    stale = [k for k in Vector.objects.values_list("key", flat=True) if k not in wanted]
+    deleted = 0
+    for start in range(0, len(stale), 900):
+        deleted += Vector.objects.filter(key__in=stale[start : start + 900]).delete()[0]
+    return deleted
+
+
+def count() -> int:
+    return Vector.objects.count()
