@@ -72,10 +72,10 @@ def test_a_release_to_come_is_read_by_its_date_with_a_notice(before_next: Client
     assert "max-age" not in answer["Cache-Control"]
     assert "Not in force yet" in _text(client, "/en/2026-08-07/glossary/hone-counter/")
     releases = _text(client, "/en/releases/")
-    rows = re.findall(r'<tr( class="(\w+)")?><td class="date".*?datetime="([\d-]+)"', releases)
-    marks = {date: mark for _, mark, date in rows}
+    row = r'datetime="([\d-]+)">[^<]*</time></a>(?: <span class="badge (\w+)")?'
+    marks = dict(re.findall(row, releases))  # effective date -> its badge
     assert marks["2026-08-07"] == "upcoming" and marks["2026-06-19"] == "current"
-    assert marks["2026-04-17"] == ""
+    assert marks["2026-04-17"] == "" and len(marks) == len(release_files())
     history = _text(client, "/en/rules/310.7/history/")
     item = re.search(r'<li class="history-item" id="v-2026-08-07">.*?</summary>', history, re.S)
     assert item and "not in force yet" in item.group(0)
