@@ -106,8 +106,13 @@ class ReleaseFilter(admin.SimpleListFilter):
     parameter_name = "release"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        from .selectors import Releases
+
+        loaded = Releases.load()
         out = [(ALL_RELEASES, str(_("every release (each row on its last day)")))]
-        out += [(r.effective_date.isoformat(), str(r)) for r in reversed(releases())]
+        for r in reversed(loaded.all):
+            to_come = f" — {_('to come')}" if loaded.is_upcoming(r) else ""
+            out.append((r.effective_date.isoformat(), f"{r}{to_come}"))
         return out
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:

@@ -81,9 +81,9 @@ class GlossaryVersion(TextVersionBase):
         """ "Trample (current since 2009-07-11)": the headword and when it was in force."""
         if not self.valid_from:
             return self.headword
-        if self.valid_to is None:
-            return f"{self.headword} (current since {self.valid_from.isoformat()})"
-        return f"{self.headword} ({self.valid_from.isoformat()} to {self.valid_to.isoformat()})"
+        from .rules import validity_words
+
+        return f"{self.headword} ({validity_words(self.valid_from, self.valid_to)})"
 
     @property
     def alias_list(self) -> list[str]:

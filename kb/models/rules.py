@@ -168,10 +168,8 @@ class RuleVersion(TextVersionBase):
         return cached
 
     def validity(self) -> str:
-        """ "current since 2024-08-02" or "2009-07-11 to 2011-06-17"."""
-        if self.valid_to is None:
-            return f"current since {self.valid_from.isoformat()}"
-        return f"{self.valid_from.isoformat()} to {self.valid_to.isoformat()}"
+        """ "current since 2024-08-02", "2009-07-11 to 2011-06-17" (see validity_words)."""
+        return validity_words(self.valid_from, self.valid_to)
 
     def last_day(self) -> dt.date:
         """The last day this version is in force (dt.date.max while it is current): reading
@@ -233,6 +231,22 @@ class RuleVersion(TextVersionBase):
             errors.update(overlap_errors(self, siblings, label))
         if errors:
             raise ValidationError(errors)
+
+
+def validity_words(valid_from: dt.date, valid_to: dt.date | None) -> str:
+    """When a row is in force, as the change forms' titles say it: "current since 2024-08-02"
+    (in force today: kb.selectors.today, the day the site reads), "2009-07-11 to 2011-06-17",
+    "to come on 2099-01-01" for a release loaded before its date."""
+    from kb.selectors import today
+
+    now = today()
+    start = valid_from.isoformat()
+    until = f" until {valid_to.isoformat()}" if valid_to else ""
+    if valid_from > now:
+        return f"to come on {start}{until}"
+    if valid_to is None or valid_to > now:
+        return f"current since {start}{until}"
+    return f"{start} to {valid_to.isoformat()}"
 
 
 def _within(date: dt.date, start: dt.date, end: dt.date | None) -> bool:

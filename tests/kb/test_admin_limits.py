@@ -15,7 +15,8 @@ from django.urls import reverse
 
 from kb.crtext import CRFormatError, parse_text
 from kb.limits import MAX_ALIASES, MAX_TEXT_CHARS
-from kb.models import Example, GlossaryVersion, Release, RuleNumber, RuleVersion
+from kb.models import Example, GlossaryVersion, RuleNumber, RuleVersion
+from kb.selectors import Releases
 from tests.conftest import CR_EN
 from tests.kb.html_forms import form_values
 
@@ -32,7 +33,8 @@ def staff(archive) -> Client:
 
 
 def current() -> dt.date:
-    return Release.objects.latest("effective_date").effective_date
+    """The release the site calls current (in force today)."""
+    return Releases.load().current.effective_date
 
 
 def version_of(number: str) -> RuleVersion:
