@@ -27,3 +27,7 @@ CACHES = {
 }
 # Search throttling is off in tests, except where a test turns it on.
 KB_SEARCH_THROTTLE = None
+# The semantic retriever is off: the tests of search results measure the lexical engine, and
+# the whole release's vectors take minutes. tests/kb/sitesearch/test_meaning.py turns it on
+# over a few passages.
+KB_SEMANTIC = False

@@ -1,0 +1,96 @@
+"""Questions searched by meaning (issue 33), on the real archive and the real encoder, over a
+few of the current release's passages (the whole release takes minutes to embed)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from kb.sitesearch import meaning, service
+from kb.sitesearch.understanding import question_shaped
+from search.models import Vector
+from search.semantic import retriever, store
+from search.semantic.weights import weights_path
+from tests.conftest import require_file
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+#: Trample, flash, mulligans, deathtouch: enough rules for an answer to be chosen among others.
+SUBSET = ("702.19", "702.8", "103.5", "702.2", "510.1")
+
+
+@pytest.fixture
+def semantic(search_index, settings, monkeypatch):
+    """The retriever on, its corpus the current rules under SUBSET (real passages)."""
+    require_file(weights_path(), "the encoder's weights (make install fetches them)")
+    settings.KB_SEMANTIC = True
+    everything = retriever.passages
+    monkeypatch.setattr(
+        retriever, "passages", lambda: [p for p in everything() if p.key.startswith(SUBSET)]
+    )
+    _forget()
+    yield retriever
+    _forget()
+
+
+def _forget() -> None:
+    retriever.encoder.cache_clear()
+    retriever._corpus.clear()
+    retriever._synced.clear()
+
+
+QUESTION = "my opponent's creature blocking mine got removed, does my trampler still deal damage?"
+
+
+def _numbers(page) -> list[str]:
+    return [h.number or h.ref for h in page.results.hits]
+
+
+def test_a_question_is_answered_by_words_only_until_the_vectors_exist_and_says_so(semantic):
+    state = semantic.status()
+    assert not state.ready and state.reason == "embedding" and state.embedded == 0
+    page = service.search(QUESTION, per_page=10)
+    assert any("searching by meaning is being prepared (0 of" in n for n in page.notices)
+    assert "702.19e" not in _numbers(page)  # the words alone miss the rule that answers
+
+
+def test_once_embedded_the_rule_that_answers_comes_up(semantic):
+    report = semantic.sync()
+    assert report.remaining == 0 and report.embedded == semantic.status().total > 20
+    page = service.search(QUESTION, per_page=10)
+    assert "702.19e" in _numbers(page)[:5]
+    assert any("Also searched by meaning" in n for n in page.notices)
+    lexical = service.search("trampler blocking creature removed deal damage", per_page=10)
+    assert not any("meaning" in n for n in lexical.notices)  # not a question: words only
+
+
+def test_only_changed_texts_are_embedded_again(semantic):
+    assert semantic.sync().embedded > 0
+    assert semantic.sync().embedded == 0  # nothing changed: nothing to do
+    retriever._synced.clear()
+    assert semantic.sync().embedded == 0  # the vectors are found by their texts' hashes
+    model = semantic.encoder()
+    first = semantic.passages()[0]
+    with transaction.atomic():
+        Vector.objects.filter(key=store.key(model.model_id, first.text)).delete()
+    retriever._synced.clear()
+    assert semantic.sync().embedded == 1
+
+
+def test_rule_numbers_names_and_short_queries_stay_lexical():
+    assert question_shaped("does my trampler still deal damage if the blocker dies?")
+    assert question_shaped("si je sacrifie ma créature en réponse, le sort est-il contrecarré")
+    assert question_shaped("blocked creature removed from combat damage still dealt?")
+    for lexical in ("702.19c", "Lightning Bolt", "what is trample", "trample damage", "flash"):
+        assert not question_shaped(lexical)
+
+
+def test_without_the_model_the_page_says_searching_by_meaning_is_not_installed(settings, tmp_path):
+    settings.KB_SEMANTIC = True
+    settings.KB_MODEL_DIR = tmp_path  # no weights there
+    retriever.encoder.cache_clear()
+    try:
+        assert retriever.encoder() is None
+        assert "not installed" in meaning.unavailable_notice()
+    finally:
+        retriever.encoder.cache_clear()
