@@ -187,7 +187,7 @@ def titled_lineages(words: Sequence[str], date: dt.date) -> set[int]:
     """Lineages whose title in the release in force on `date` holds every word: the headings
     themselves (a section, chapter or keyword rule) and, for a keyword rule, its subrules.
     Two queries."""
-    from .documents import is_heading
+    from .models.rules import is_heading
 
     if not words:
         return set()

@@ -30,9 +30,8 @@ from .models import (
     VocabularyTerm,
 )
 from .models.glossary import alias_list
+from .models.rules import is_heading
 from .models.versioning import valid_on
-
-HEADING_MAX = 80
 
 
 def _overlap(
@@ -42,13 +41,6 @@ def _overlap(
     ends = [e for e in (a[1], b[1]) if e is not None]
     end = min(ends) if ends else None
     return (start, end) if end is None or start < end else None
-
-
-def is_heading(kind: str, text: str) -> bool:
-    """Section and chapter titles, and rules that only name a keyword ("702.19. Trample")."""
-    if kind in ("section", "chapter"):
-        return True
-    return kind == "rule" and len(text) <= HEADING_MAX and not text.rstrip().endswith((".", ":"))
 
 
 def _french_terms(field: str, ids: Collection[int] | None) -> dict[int, list[str]]:

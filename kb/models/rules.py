@@ -273,8 +273,6 @@ def rule_titles(
     and its parents in the release in force on `date` ("Trample" for 702.19a, "General" for
     100.1a, whose rule 100.1 is a sentence). One query, whatever the number of keys and dates:
     what a change list page needs for its rows."""
-    from kb.documents import is_heading
-
     keys = list(keys)
     wanted: dict[dt.date, set[str]] = {}
     for number, kind, date, _text in keys:
@@ -395,3 +393,14 @@ class Reference(models.Model):
 
     def __str__(self) -> str:
         return f"→ {self.target}{'–' + self.target_end if self.target_end else ''}"
+
+
+#: A rule this short with no closing period only names its topic ("702.19. Trample").
+HEADING_MAX = 80
+
+
+def is_heading(kind: str, text: str) -> bool:
+    """Section and chapter titles, and rules that only name a keyword ("702.19. Trample")."""
+    if kind in ("section", "chapter"):
+        return True
+    return kind == "rule" and len(text) <= HEADING_MAX and not text.rstrip().endswith((".", ":"))

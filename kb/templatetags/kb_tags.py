@@ -220,7 +220,7 @@ def chapter_index(entries: list) -> list[dict[str, object]]:
     under /fr/ where one is known), any other rule by its first words."""
     from django.utils.html import format_html
 
-    from kb.documents import is_heading
+    from kb.models.rules import is_heading
 
     french = (get_language() or "en")[:2] == "fr"
     out = []
