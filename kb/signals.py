@@ -6,6 +6,15 @@ from django.dispatch import Signal
 #: kwargs: effective_date (datetime.date), action ("created", "replaced", "removed").
 release_changed = Signal()
 
+#: Sent once the rows of the rules changed and were committed: after one import, replacement
+#: or removal (the admin's publish), or once after a batch of them (import_rules, make run's
+#: load), so that what other apps derived from the rules' texts follows at once rather than at
+#: the next start (the rulings app relinks the rulings that lean on what changed).
+#: kwargs: dates (tuple of the effective dates imported, replaced or removed), lineages
+#: (frozenset of the rule Lineage ids whose rows changed: wording, examples, number, added or
+#: gone), terms (frozenset of the GlossaryTerm ids whose rows changed).
+rules_changed = Signal()
+
 #: Sent after a maintainer's edit is committed (kb.editing), so that what leans on the text
 #: follows it (the rulings app re-resolves its links to the lineage).
 #: sender: the kind, a str; kwargs: kind ("rule", "glossary", "vocabulary"), object_id (the

@@ -136,6 +136,10 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
     elif unlinked := list(Ruling.objects.filter(linked_at=None).values_list("id", flat=True)):
         write(f"Linking {len(unlinked)} rulings never linked (or regrouped) …")
         link_rulings(unlinked)
+    elif verbosity >= 1:
+        # A release imported since (the admin's publish, import_rules) relinked what it
+        # touched as it was committed (rulings.linking.changed).
+        write("The rulings' links follow the rules as loaded: nothing to relink.")
     if changed or not VocabularyTerm.objects.exists():
         write("Building the English/French vocabulary …")
         for line in build_vocabulary().lines(detail=verbosity >= 2):

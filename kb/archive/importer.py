@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -29,7 +32,7 @@ from kb.models import (
     RuleVersion,
 )
 from kb.models.versioning import valid_on
-from kb.signals import release_changed
+from kb.signals import release_changed, rules_changed
 from search.indexing import enqueue
 
 from . import carry, ledger
@@ -49,6 +52,66 @@ class ImportResult:
     counts: dict[str, int] = field(default_factory=dict)
     anomalies: int = 0
     seconds: float = 0.0
+
+
+@dataclass
+class Changes:
+    """What imports changed in the rules, for `kb.signals.rules_changed`: the releases, and
+    the rule lineages and glossary terms whose rows changed."""
+
+    dates: list[dt.date] = field(default_factory=list)
+    lineages: set[int] = field(default_factory=set)
+    terms: set[int] = field(default_factory=set)
+
+    def add(self, lineage_model: type, ids: set[int]) -> None:
+        (self.lineages if lineage_model is Lineage else self.terms).update(ids)
+
+    def merge(self, other: Changes) -> None:
+        self.dates.extend(d for d in other.dates if d not in self.dates)
+        self.lineages |= other.lineages
+        self.terms |= other.terms
+
+    def send(self) -> None:
+        rules_changed.send(
+            sender=Release,
+            dates=tuple(self.dates),
+            lineages=frozenset(self.lineages),
+            terms=frozenset(self.terms),
+        )
+
+
+_batches = threading.local()
+
+
+@contextmanager
+def batched() -> Iterator[Changes]:
+    """Announce the rules' changes once, after a batch of imports, instead of after each.
+
+    Why: what other apps derive from the rules (the rulings' links) is worth recomputing once
+    for a folder of releases, not once per release; a single import (the admin's publish)
+    announces its own as soon as it is committed. Only committed imports count."""
+    stack = _batches.__dict__.setdefault("stack", [])
+    batch = Changes()
+    stack.append(batch)
+    try:
+        yield batch
+    finally:
+        stack.remove(batch)
+        if batch.dates:
+            if stack:
+                stack[-1].merge(batch)
+            else:
+                transaction.on_commit(batch.send)
+
+
+def _announce(changes: Changes) -> None:
+    """After the import's commit: into the current batch, or sent at once."""
+    stack = _batches.__dict__.get("stack") or []
+    if stack:
+        batch = stack[-1]
+        transaction.on_commit(lambda: batch.merge(changes))
+    else:
+        transaction.on_commit(changes.send)
 
 
 def text_checksum(text: str) -> str:
@@ -104,7 +167,8 @@ class Importer:
             release = Release.objects.filter(effective_date=effective_date).first()
             if release is None:
                 raise ImportRefused(f"no release effective {effective_date.isoformat()} is loaded")
-            _remove(release)
+            changes = Changes([effective_date])
+            _remove(release, touched=changes)
             ImportRecord.objects.create(
                 effective_date=effective_date,
                 lang="en",
@@ -120,6 +184,7 @@ class Importer:
                     sender=Release, effective_date=effective_date, action="removed"
                 )
             )
+            _announce(changes)
 
     def _import(self, doc, checksum, source, set_name, set_code, replace, last, force=False):
         started = time.perf_counter()
@@ -136,12 +201,13 @@ class Importer:
                     "loaded with different content (use --replace to replace it)"
                 )
         work = ledger.take()  # every maintainer's work, looked for again below
+        changes = Changes([date])
         if existing is not None:
             set_name = set_name or existing.set_name_en or ""
             set_code = set_code or existing.set_code
             carried = carry.read(date)
             spared = {Lineage: set(), GlossaryTerm: set()}
-            _remove(existing, spared=spared)
+            _remove(existing, spared=spared, touched=changes)
             action, last = "replaced", None
         if existing is not None:
             # The same row: what points at the release (French texts' fr_release, ruling
@@ -156,7 +222,7 @@ class Importer:
             release = Release.objects.create(
                 effective_date=date, **_release_fields(doc, source, checksum, set_name, set_code)
             )
-        cells = _insert(release, doc, last, spared)
+        cells = _insert(release, doc, last, spared, touched=changes)
         if carried is not None:
             _restore(carried, date)
             carry.orphans(carried, spared)
@@ -190,6 +256,7 @@ class Importer:
         transaction.on_commit(
             lambda: release_changed.send(sender=Release, effective_date=date, action=action)
         )
+        _announce(changes)
         return ImportResult(date, action, counts, len(anomalies), seconds), cells
 
 
@@ -255,6 +322,7 @@ def _insert(
     doc: Document,
     last: tuple[dt.date, list[list[Cell]]] | None,
     spared: dict[type, set[int]] | None = None,
+    touched: Changes | None = None,
 ) -> list[list[Cell]]:
     date = release.effective_date
     prev = Release.objects.before(date)
@@ -272,20 +340,26 @@ def _insert(
         columns.append(new)
         if nxt is not None:
             columns.append(Column(nxt.effective_date, family.load_cells(nxt.effective_date), nxt))
-        restitch(
+        changed = restitch(
             family,
             columns,
             earlier_exists=prev is not None and _exists_before(prev.effective_date),
             later_exists=nxt is not None and _exists_after(nxt.effective_date),
             spare=spared[family.lineage_model] if spared is not None else None,
         )
+        if touched is not None:
+            touched.add(family.lineage_model, changed)
         for c in new.cells:
             c.data = None  # from now on these cells stand for stored rows
         out.append(new.cells)
     return out
 
 
-def _remove(release: Release, spared: dict[type, set[int]] | None = None) -> None:
+def _remove(
+    release: Release,
+    spared: dict[type, set[int]] | None = None,
+    touched: Changes | None = None,
+) -> None:
     """Remove a release's rows (relinking its neighbours); with `spared` (a replacement),
     lineages left empty are kept aside for the new text and the release row is kept."""
     date = release.effective_date
@@ -305,7 +379,7 @@ def _remove(release: Release, spared: dict[type, set[int]] | None = None) -> Non
             columns.append(Column(nxt.effective_date, family.load_cells(nxt.effective_date), nxt))
         first = columns[0].date if columns else None
         last = columns[-1].date if columns else None
-        restitch(
+        changed = restitch(
             family,
             columns,
             earlier_exists=first is not None and _exists_before(first, exclude=date),
@@ -313,6 +387,8 @@ def _remove(release: Release, spared: dict[type, set[int]] | None = None) -> Non
             doomed=doomed,
             spare=spared[family.lineage_model] if spared is not None else None,
         )
+        if touched is not None:
+            touched.add(family.lineage_model, changed)
     if spared is None:
         release.delete()
 

@@ -15,10 +15,12 @@ beside a more precise one (its "unless" column).
 The parts change for different reasons, hence the modules: `terms` (what is looked for: keyword
 forms and curated concepts), `context_rules` (when a term named is not the topic), `linker`
 (weighing them into a ruling's links), `numbers` (which number a lineage had on a date) and
-`batch` (linking stored rulings, in forked processes for large batches).
+`batch` (linking stored rulings, in forked processes for large batches), `changed` (relinking
+what a change of the rules touches, right after the import that changed them).
 """
 
 from .batch import PARALLEL_FROM, link_rulings, rules_changed_since_linking
+from .changed import Relinked, relink_changed, rulings_touched
 from .lineage_numbers import MODERN_CR, Numbers, refresh_numbers, scoring_key
 from .linker import MAX_CONCEPTS, MAX_LINKS, Found, Linker
 from .terms import (
@@ -43,11 +45,14 @@ __all__ = [
     "Found",
     "Linker",
     "Numbers",
+    "Relinked",
     "ability_forms",
     "action_forms",
     "link_rulings",
     "refresh_numbers",
+    "relink_changed",
     "rules_changed_since_linking",
+    "rulings_touched",
     "scoring_key",
     "words_pattern",
 ]

@@ -162,9 +162,10 @@ def _link_rows(
 def rules_changed_since_linking() -> bool:
     """True when a release was imported after some ruling was last linked.
 
-    A release import only re-resolves numbers (signal); a batch of new releases (make run
-    switching from the demo set to the real archive) may bring new keywords and lineages, so
-    loaders relink everything then.
+    An import relinks what it touched as it is committed (kb.signals.rules_changed,
+    rulings.linking.changed) and then marks every linked ruling as linked; this stays true
+    only where that did not happen (it failed, or the import ran where the rulings app was
+    not listening), and loaders relink everything then.
     """
     last_import = Release.objects.aggregate(last=Max("imported_at"))["last"]
     return last_import is not None and Ruling.objects.filter(linked_at__lt=last_import).exists()

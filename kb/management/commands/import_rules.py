@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from config import languages
-from kb.archive.importer import Importer, ImportRefused, ImportResult
+from kb.archive.importer import Importer, ImportRefused, ImportResult, batched
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
 from kb.crtext import CRFormatError
@@ -74,7 +74,9 @@ class Command(BaseCommand):
             bar.write(line, file=stream._out)
 
     def handle(self, *args, **opts) -> None:
-        with deferred():  # the search index follows once, after the last release
+        # The search index follows once, after the last release; what other apps derive from
+        # the rules (the rulings' links) too, announced once for the whole batch.
+        with deferred(), batched():
             self._handle(opts)
 
     def _handle(self, opts: dict) -> None:

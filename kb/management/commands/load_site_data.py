@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from kb import hooks
-from kb.archive.importer import Importer
+from kb.archive.importer import Importer, batched
 from kb.models import Release
 from search.backend import get_backend
 from search.indexing import deferred, drain, rebuild
@@ -82,13 +82,16 @@ class Command(BaseCommand):
                     "effective_date", flat=True
                 )
             )
-            if demo:
-                self.stdout.write(f"Removing the {len(demo)} demo releases loaded earlier …")
-                importer = Importer()
-                for date in demo:
-                    importer.remove(date)
-            self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
-            self._import(rules, opts["verbosity"])
+            # What other apps derive from the rules (the rulings' links) follows once, for
+            # the removals and imports together, before their own loaders run.
+            with batched():
+                if demo:
+                    self.stdout.write(f"Removing the {len(demo)} demo releases loaded earlier …")
+                    importer = Importer()
+                    for date in demo:
+                        importer.remove(date)
+                self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
+                self._import(rules, opts["verbosity"])
             self._load_others(Path(opts["data_dir"]), opts["verbosity"])
             return
         self.stdout.write(
