@@ -9,7 +9,7 @@ from ninja import NinjaAPI
 from ninja.errors import ValidationError
 from ninja.openapi.schema import OpenAPISchema
 
-from kb import error_pages
+from kb import error_pages, page_cache
 from kb.api import router as kb_router
 from kb.sitesearch.api import router as search_router
 from rulings.api import router as rulings_router
@@ -54,6 +54,8 @@ api = API(
     openapi_url="/openapi.json",
     urls_namespace="api",
 )
+# The page cache keys an API answer on the query parameters the schema declares.
+page_cache.declare_api(api.get_openapi_schema)
 
 
 @api.exception_handler(ValidationError)

@@ -141,9 +141,9 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
 
 
 def _current_date() -> dt.date | None:
-    """The effective date of the release in force today (kb.selectors.today)."""
+    """The effective date of the release in force today (kb.models.releases.today)."""
     from .models import Release
-    from .selectors import today
+    from .models.releases import today
 
     release = Release.objects.in_force_on(today())
     return release.effective_date if release else None

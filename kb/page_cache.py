@@ -259,14 +259,26 @@ def _api_route_parameters(path: str) -> frozenset[str] | None:
     return _api_parameters().get("/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route))
 
 
+#: The project's API schema (config.api hands it over: kb does not import the project's API).
+_api_schema: list[Callable[[], dict]] = []
+
+
+def declare_api(schema: Callable[[], dict]) -> None:
+    """Called by config.api with its OpenAPI schema's builder: the API's query parameters
+    (what an API answer's cache key keeps) are read from it on the first API request."""
+    _api_schema[:] = [schema]
+    _api_parameters.cache_clear()
+    _api_route_parameters.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def _api_parameters() -> dict[str, frozenset[str]]:
     """The API's query parameters by path template ("/api/v1/rules/{number}"), as its
     OpenAPI schema declares them: a django-ninja operation reads those and no other."""
-    from config.api import api
-
+    if not _api_schema:
+        return {}
     out: dict[str, frozenset[str]] = {}
-    for path, operations in api.get_openapi_schema()["paths"].items():
+    for path, operations in _api_schema[0]()["paths"].items():
         get = operations.get("get")
         if get is not None:
             names = (p["name"] for p in get.get("parameters", []) if p.get("in") == "query")

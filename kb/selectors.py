@@ -21,10 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from django.conf import settings
 from django.db import connection, connections, router
 from django.db.models import F, Q, QuerySet
-from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
@@ -47,6 +45,7 @@ from .models import (
     VocabularyTerm,
 )
 from .models.glossary import alias_list
+from .models.releases import today
 from .rendering import Span, TermIndex, TermLinker, render_text, term_linker
 from .stamps import archive_generation
 
@@ -68,17 +67,6 @@ class NoRelease(LookupError):
         super().__init__(f"no release in force on {date}" if date else "no release loaded")
         self.date = date
         self.first = first
-
-
-def today() -> dt.date:
-    """The day whose release is `current`: the one place the site asks what day it is, so that
-    a release loaded before its effective date becomes current on that date with nothing done,
-    and so that tests (and a maintainer previewing a release to come) can move the day with
-    the setting KB_TODAY (a date or "YYYY-MM-DD"). Else today in the site's time zone."""
-    fixed = getattr(settings, "KB_TODAY", None)
-    if fixed:
-        return fixed if isinstance(fixed, dt.date) else dt.date.fromisoformat(str(fixed))
-    return timezone.localdate()
 
 
 def parse_release_token(token: str) -> dt.date | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from django.db import models
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -56,3 +58,15 @@ class Release(models.Model):
             return reverse("kb:contents", kwargs={"release": self.effective_date.isoformat()})
         except NoReverseMatch:
             return ""
+
+
+# The day (kb.selectors re-exports it: every read of "current" asks it).
+def today() -> dt.date:
+    """The day whose release is `current`: the one place the site asks what day it is, so that
+    a release loaded before its effective date becomes current on that date with nothing done,
+    and so that tests (and a maintainer previewing a release to come) can move the day with
+    the setting KB_TODAY (a date or "YYYY-MM-DD"). Else today in the site's time zone."""
+    fixed = getattr(settings, "KB_TODAY", None)
+    if fixed:
+        return fixed if isinstance(fixed, dt.date) else dt.date.fromisoformat(str(fixed))
+    return timezone.localdate()

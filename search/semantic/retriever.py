@@ -178,7 +178,7 @@ class SyncReport:
 def sync(
     *,
     seconds: float | None = None,
-    batch: int = 32,
+    batch: int = 64,
     progress: Callable[[int, int], None] | None = None,
 ) -> SyncReport:
     """Embed the passages that have no vector yet, a batch at a time (each batch committed),
@@ -198,7 +198,7 @@ def sync(
         if seconds is not None and time.perf_counter() - started > seconds:
             break
         chunk = todo[start : start + batch]
-        store.save(model.model_id, chunk, model.passages(chunk, batch=batch))
+        store.save(model.model_id, chunk, model.passages(chunk))
         done += len(chunk)
         if progress:
             progress(done, len(todo))

@@ -65,7 +65,7 @@ def test_the_nearest_passage_is_the_one_that_answers(model):
 
 def test_passages_come_back_in_their_order_whatever_the_batches(model):
     texts = ["a much longer text about combat damage and blockers " * 3, "short", "mid text"]
-    together = model.passages(texts, batch=2)
+    together = model.passages(texts, budget=20)  # a batch per text or two
     alone = np.stack([model.passages([t])[0] for t in texts])
     assert np.allclose(together, alone, atol=1e-4)
 

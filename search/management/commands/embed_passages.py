@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
-            "--batch", type=int, default=32, help="Passages per forward pass (default 32)."
+            "--batch", type=int, default=64, help="Passages stored per transaction (default 64)."
         )
 
     def handle(self, *args, **opts) -> None:
