@@ -391,7 +391,7 @@ def _maintainer_items(
         applied = {p.release for p in w.places}
         if preview.replaces:
             if date in applied:
-                fate, detail = _replaced_fate(here[date])
+                fate, detail = _replaced_fate(w, here[date], before, after)
             elif here.get(date) == "":
                 fate, detail = "now also applies to this release (the same official text)", ""
             else:
@@ -424,8 +424,18 @@ def _maintainer_items(
     preview.maintainer = items
 
 
-def _replaced_fate(reason: str) -> tuple[str, str]:
-    return ("carries over", "") if not reason else ("would be lost", reason)
+def _replaced_fate(
+    w: ledger.Work, reason: str, before: _Snapshot, after: _Snapshot
+) -> tuple[str, str]:
+    """A replaced release's work: carried over (a French text whose English the new text
+    rewords is kept, but translates the old wording) or lost, and why."""
+    if reason:
+        return "would be lost", reason
+    kinds = [k for k in _english_change(w, before, after) if k in REAL]
+    if w.what == ledger.FRENCH and kinds:
+        changed = ", ".join(kinds)
+        return "carries over", f"the English it translates changes ({changed}): check it"
+    return "carries over", ""
 
 
 def _left_behind(
