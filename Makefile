@@ -54,6 +54,10 @@ run: $(VENV)/.installed
 # DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; loads no data (`make run` or load_site_data does).
 WORKERS ?= 2
 HOST ?= 127.0.0.1
+# Seconds a request may take: publishing a release from the admin imports it and relinks the
+# rulings it touches in the request (about 15 s on an idle machine, 37 s seen on a busy one;
+# gunicorn's default of 30 would kill it).
+TIMEOUT ?= 120
 serve: $(VENV)/.installed
 	@DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) -m config.preflight
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py migrate --noinput -v 0
@@ -61,7 +65,7 @@ serve: $(VENV)/.installed
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PYTHON) manage.py index_worker & WORKER=$$!; \
 	trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(BIN)/gunicorn config.wsgi:application \
-	  --workers $(WORKERS) --bind $(HOST):$(PORT) --access-logfile -
+	  --workers $(WORKERS) --bind $(HOST):$(PORT) --access-logfile - --timeout $(TIMEOUT)
 
 # Everything, exactly as CI runs it (.ci/run calls this): lint, then two lanes at once (each is
 # mostly one process, so two cores run both in little more than the time of one):

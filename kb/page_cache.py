@@ -209,10 +209,12 @@ def reads(*names: str) -> Callable[[_View], _View]:
 
 
 def keep_read_parameters(request: HttpRequest) -> None:
-    """Leave in the request only the query parameters its view declared (`reads`), sorted by
-    name (each name's values in their order): the key and the view then see the same
-    address, so the page kept is the page that address gives (a search's page links echo
-    its parameters). Undeclared or unknown addresses are left as they are."""
+    """Leave in the request only the query parameters its view declared (`reads`), in the
+    order they came: the view never sees a parameter the key ignores, so a page kept holds
+    nothing another address would not give (a search's page links echo its parameters).
+    The key reads them sorted (cache_key): one entry whatever their order, whose links may
+    list them in another order, the same address. Undeclared or unknown addresses are left
+    as they are."""
     query = request.META.get("QUERY_STRING", "")
     if not query:
         return
@@ -221,8 +223,9 @@ def keep_read_parameters(request: HttpRequest) -> None:
         return
     asked = QueryDict(query)
     kept = QueryDict(mutable=True)
-    for name in sorted(n for n in asked if n in wanted):
-        kept.setlist(name, asked.getlist(name))
+    for name in asked:
+        if name in wanted:
+            kept.setlist(name, asked.getlist(name))
     normal = kept.urlencode()
     if normal != query:
         request.META["QUERY_STRING"] = normal
@@ -297,13 +300,21 @@ def cache_key(request: HttpRequest) -> str | None:
         request.scheme,
         host,
         request.path,
-        request.META.get("QUERY_STRING", ""),
+        _sorted_query(request.META.get("QUERY_STRING", "")),
         get_language_from_request(request, check_path=True),
         data_stamps(),
         glosses.vocabulary_stamp(),
     )
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
     return f"page-{digest}"
+
+
+def _sorted_query(query: str) -> str:
+    """The query string with its parameters sorted by name (each name's values in order)."""
+    if "&" not in query:
+        return query
+    asked = QueryDict(query)
+    return "&".join(f"{n}={asked.getlist(n)}" for n in sorted(asked))
 
 
 def data_stamps() -> tuple[object, ...]:

@@ -141,6 +141,10 @@ KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"
 # (one copy for every var folder), and whether question-shaped queries use it at all.
 KB_MODEL_DIR = Path(os.environ.get("KB_MODEL_DIR", BASE_DIR / "var" / "models"))
 KB_SEMANTIC = os.environ.get("KB_SEMANTIC", "1") == "1"
+# The day the site reads as today (kb.models.releases.today), unset: the real one.
+KB_TODAY = os.environ.get("KB_TODAY") or None
+# The page cache's bound in bytes (kb.page_cache).
+KB_PAGE_CACHE_MAX_BYTES = int(os.environ.get("KB_PAGE_CACHE_MAX_BYTES", str(256 * 1024 * 1024)))
 
 # Content-Security-Policy (django-csp 4): nothing inline, nothing from another site. The pages
 # load their scripts and styles from static files (no <script> without src, no on*= handler,
