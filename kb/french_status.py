@@ -472,13 +472,10 @@ def rule_french_states(date: dt.date | None = None) -> dict[int, FrenchText]:
     default), by version id: sections' and chapters' titles left out, as on the worklist
     (three queries at most)."""
     if date is None:
-        date = (
-            Release.objects.order_by("-effective_date")
-            .values_list("effective_date", flat=True)
-            .first()
-        )
-        if date is None:
+        current = Release.objects.current()
+        if current is None:
             return {}
+        date = current.effective_date
     rules = set(
         RuleNumber.objects.as_of(date)
         .filter(kind__in=["rule", "subrule"])

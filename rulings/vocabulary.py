@@ -111,10 +111,10 @@ class Evidence:
 def keywords_in_force(date: dt.date | None = None) -> list[Keyword]:
     """The keyword abilities (702.x) and actions (701.x) of the release in force on ``date``."""
     if date is None:
-        latest = Release.objects.order_by("-effective_date").first()
-        if latest is None:
+        current = Release.objects.current()
+        if current is None:
             return []
-        date = latest.effective_date
+        date = current.effective_date
     rows = RuleNumber.objects.as_of(date).filter(kind="rule", chapter__in=["701", "702"])
     chapter_of = {r.lineage_id: r.chapter for r in rows}
     titles = RuleVersion.objects.as_of(date).filter(lineage__in=list(chapter_of))
@@ -545,8 +545,8 @@ def _action_name(
 
 
 def _today_release() -> dt.date:
-    latest = Release.objects.order_by("-effective_date").values_list("effective_date", flat=True)
-    return latest.first() or dt.date.today()
+    current = Release.objects.current()
+    return current.effective_date if current else dt.date.today()
 
 
 def _current_glossary() -> dict[str, int]:

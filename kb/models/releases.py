@@ -16,6 +16,11 @@ class ReleaseQuerySet(models.QuerySet["Release"]):
         """The release in force on `date`: the latest effective date not after it."""
         return self.filter(effective_date__lte=date).order_by("-effective_date").first()
 
+    def current(self) -> Release | None:
+        """The release in force today (`today()`): not the latest loaded, which may take
+        effect later."""
+        return self.in_force_on(today())
+
     def before(self, date: dt.date) -> Release | None:
         return self.filter(effective_date__lt=date).order_by("-effective_date").first()
 

@@ -25,7 +25,9 @@ class Numbers:
 
     def __init__(self) -> None:
         self.releases = list(Release.objects.order_by("effective_date"))
-        self.current = self.releases[-1].effective_date if self.releases else dt.date.today()
+        current = Release.objects.current()
+        # The number a rule has in the release in force today (not in one loaded to come).
+        self.current = current.effective_date if current else dt.date.today()
         self.spans: dict[int, list[tuple[dt.date, dt.date | None, str]]] = defaultdict(list)
         self.by_number: dict[str, list[tuple[dt.date, dt.date | None, int]]] = defaultdict(list)
         for lid, number, start, end in RuleNumber.objects.values_list(
