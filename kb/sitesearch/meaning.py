@@ -45,16 +45,21 @@ def _key(hit: Hit) -> tuple[str, str]:
     return (hit.kind, hit.number if hit.kind == "rule" else hit.ref)
 
 
+def start(text: str) -> retriever.Pending:
+    """Begin embedding a question before its lexical search, which then runs meanwhile."""
+    return retriever.Pending(text)
+
+
 def fuse(
-    hits: list[Hit], text: str, backend, request: SearchRequest, *, per_page: int
+    hits: list[Hit], pending: retriever.Pending, backend, request: SearchRequest, *, per_page: int
 ) -> Fused | None:
-    """The first page of a question: lexical `hits` and the retriever's answers to `text`,
-    fused. None when the retriever cannot answer (no model, vectors still being computed):
-    the page is lexical, and the notice returned by `unavailable_notice` says why."""
+    """The first page of a question: lexical `hits` and the retriever's answers to the
+    question `pending` embeds, fused. None when the retriever cannot answer (no model,
+    vectors still being computed): the page is lexical, and `unavailable_notice` says why."""
     kinds = tuple(k for k in SEMANTIC_KINDS if not request.kinds or k in request.kinds)
     if not kinds:
         return None
-    found = retriever.retrieve(text, limit=SEMANTIC_DEPTH, kinds=kinds)
+    found = pending.result(limit=SEMANTIC_DEPTH, kinds=kinds)
     if not found.ready:
         return None
     # A first answer the retriever cannot judge (a ruling, a card: it embeds rules and
@@ -89,9 +94,9 @@ def fuse(
     )
 
 
-def unavailable_notice() -> str:
+def unavailable_notice(pending: retriever.Pending | None = None) -> str:
     """Why a question was searched by its words only (shown on the page), or ""."""
-    state = retriever.status()
+    state = pending.state if pending is not None else retriever.status()
     if state.ready:
         return ""
     if state.reason == "embedding":

@@ -120,6 +120,17 @@ def search(
     groups = _expand_jargon(groups, out)
     groups = understanding.without_filler(without_stop_words(groups))
     backend = get_backend()
+    # A question is embedded while its words are searched (kb.sitesearch.meaning).
+    pending = (
+        meaning.start(parsed.text)
+        if page == 1
+        and out.is_current
+        and not term
+        and not parsed.excluded
+        and not (number and len(parsed.groups) <= 3)
+        and understanding.question_shaped(parsed.text)
+        else None
+    )
     request = SearchRequest(
         groups=tuple(groups),
         excluded=tuple(parsed.excluded),
@@ -148,8 +159,8 @@ def search(
             )
         if out.number and out.jump and request.page == 1:
             _number_first(out, backend, request)
-        elif request.page == 1 and not term and not parsed.excluded:
-            _by_meaning(out, backend, request, parsed.text)
+        elif pending is not None:
+            _by_meaning(out, backend, request, pending)
         if not out.results.total:
             out.suggestions = backend.suggest(parsed.text, limit=8, release=date)
     except SearchUnavailable as exc:
@@ -162,14 +173,12 @@ def search(
     return out
 
 
-def _by_meaning(out: SearchPage, backend, request: SearchRequest, text: str) -> None:
+def _by_meaning(out: SearchPage, backend, request: SearchRequest, pending) -> None:
     """A question in the current release: its first page fused with the semantic retriever's
     answers (kb.sitesearch.meaning), said so; while the retriever is not ready, said too."""
-    if not out.is_current or not understanding.question_shaped(text):
-        return
-    fused = meaning.fuse(out.results.hits, text, backend, request, per_page=request.per_page)
+    fused = meaning.fuse(out.results.hits, pending, backend, request, per_page=request.per_page)
     if fused is None:
-        notice = meaning.unavailable_notice()
+        notice = meaning.unavailable_notice(pending)
         if notice:
             out.notices.append(notice)
             page_cache.do_not_store()  # the vectors will come: this answer must not stay

@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -149,22 +150,40 @@ def status() -> Retrieval:
 
 def retrieve(text: str, *, limit: int = 50, kinds: tuple[str, ...] = ()) -> Retrieval:
     """The passages nearest `text` (a query, embedded with e5's "query: " prefix)."""
-    started = time.perf_counter()
-    state = status()
-    if not state.ready:
+    return Pending(text).result(limit=limit, kinds=kinds)
+
+
+#: Query embeddings run here, beside the request's lexical search: numpy's products release
+#: the GIL, so the 30-40 ms of a question's forward pass overlap the index's 20-30 ms.
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="semantic")
+
+
+class Pending:
+    """A query whose vector is being computed in the background: start it, search the words
+    meanwhile, then ask for `result`. The corpus and its state are read in the caller's
+    thread (the request's database connection); the other thread only multiplies arrays."""
+
+    def __init__(self, text: str) -> None:
+        self.started = time.perf_counter()
+        self.state = status()
+        self.vector: Future | None = None
+        if self.state.ready:
+            model = encoder()
+            assert model is not None
+            self.vector = _pool.submit(lambda: model.queries([text])[0])
+
+    def result(self, *, limit: int = 50, kinds: tuple[str, ...] = ()) -> Retrieval:
+        state = self.state
+        if self.vector is None:
+            return state
+        corpus = _current()
+        scores = corpus.matrix @ self.vector.result()
+        if kinds:
+            scores = np.where([p.kind in kinds for p in corpus.passages], scores, -1.0)
+        top = np.argsort(-scores)[:limit]
+        state.hits = [(corpus.passages[i], float(scores[i])) for i in top if scores[i] > -1.0]
+        state.millis = (time.perf_counter() - self.started) * 1000
         return state
-    model = encoder()
-    assert model is not None
-    corpus = _current()
-    query = model.queries([text])[0]
-    scores = corpus.matrix @ query
-    if kinds:
-        scores = np.where([p.kind in kinds for p in corpus.passages], scores, -1.0)
-    top = np.argsort(-scores)[:limit]
-    hits = [(corpus.passages[i], float(scores[i])) for i in top if scores[i] > -1.0]
-    state.hits = hits
-    state.millis = (time.perf_counter() - started) * 1000
-    return state
 
 
 @dataclass
