@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from kb.crtext import CRFormatError, Document, decode_bytes, parse_text
 from kb.diffing import REAL, classify
 from kb.hooks import maintainer_decisions
 from kb.limits import MAX_DOCUMENT_BYTES
 from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
+from kb.models.releases import today as site_today
 from kb.models.versioning import valid_on
 
 from . import ledger
@@ -137,7 +137,7 @@ class ReleasePreview:
 def not_yet_in_force(effective_date: dt.date, today: dt.date | None = None) -> bool:
     """Whether a release takes effect after `today` (default: the site's today): loaded, it
     is not the release in force until that date, and the preview says so."""
-    return effective_date > (today or timezone.localdate())
+    return effective_date > (today or site_today())
 
 
 def confirms(typed: str, preview: ReleasePreview) -> bool:

@@ -45,6 +45,13 @@ def _key(hit: Hit) -> tuple[str, str]:
     return (hit.kind, hit.number if hit.kind == "rule" else hit.ref)
 
 
+def applies(kinds: list[str], lang: str | None) -> bool:
+    """Whether a search's filters leave the retriever anything to answer: it holds rules and
+    glossary entries (not cards or rulings), in English (a language filter asks for texts in
+    that language, which it cannot judge)."""
+    return not lang and (not kinds or bool(set(kinds) & set(SEMANTIC_KINDS)))
+
+
 def start(text: str) -> retriever.Pending:
     """Begin embedding a question before its lexical search, which then runs meanwhile."""
     return retriever.Pending(text)
@@ -57,8 +64,6 @@ def fuse(
     question `pending` embeds, fused. None when the retriever cannot answer (no model,
     vectors still being computed): the page is lexical, and `unavailable_notice` says why."""
     kinds = tuple(k for k in SEMANTIC_KINDS if not request.kinds or k in request.kinds)
-    if not kinds:
-        return None
     found = pending.result(limit=SEMANTIC_DEPTH, kinds=kinds)
     if not found.ready:
         return None
@@ -77,18 +82,24 @@ def fuse(
         scores[key] = scores.get(key, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank)
     first = {_key(h) for h in head}
     ordered = [k for k in sorted(scores, key=lambda k: -scores[k]) if k not in first]
+    # Every hit of the lexical page stays on it (reordered): page 2 and on are the lexical
+    # results after it, so a hit pushed off page 1 would be on no page. The retriever's
+    # answers join where they rank within the page, which may then hold a few more.
     out: list[Hit] = list(head)
-    for kind, ref in ordered:
-        if len(out) >= per_page:
-            break
-        hit = by_key.get((kind, ref)) or backend.lookup(
-            kind,
-            number=ref if kind == "rule" else "",
-            ref=ref if kind != "rule" else "",
-            release=request.release,
-        )
-        if hit is not None:
-            out.append(hit)
+    for position, (kind, ref) in enumerate(ordered, start=len(head)):
+        hit = by_key.get((kind, ref))
+        if hit is None:
+            if position >= per_page:
+                continue
+            hit = backend.lookup(
+                kind,
+                number=ref if kind == "rule" else "",
+                ref=ref if kind != "rule" else "",
+                release=request.release,
+            )
+            if hit is None:
+                continue
+        out.append(hit)
     return Fused(
         out, _("Also searched by meaning: rules that answer questions like this one."), found.millis
     )
@@ -104,6 +115,8 @@ def unavailable_notice(pending: retriever.Pending | None = None) -> str:
             "Searched by words only: searching by meaning is being prepared "
             "(%(done)d of %(total)d texts ready)."
         ) % {"done": state.embedded, "total": state.total}
+    if state.reason == "off":
+        return ""
     if state.reason == "no model":
         return _("Searched by words only: searching by meaning is not installed on this site.")
     return ""

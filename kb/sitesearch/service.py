@@ -128,6 +128,7 @@ def search(
         and not term
         and not parsed.excluded
         and not (number and len(parsed.groups) <= 3)
+        and meaning.applies(kinds, lang)
         and understanding.question_shaped(parsed.text)
         else None
     )

@@ -137,9 +137,9 @@ def jargon() -> dict[tuple[str, ...], list[str]]:
 #: First words that make a long query a question or a told situation (English, French).
 _QUESTION_OPENERS = frozenset(
     """
-    what whats which who when whenever where why how does do did doesnt dont is are was were
-    isnt arent can cant could should would will wont if im my i ive id when once after before
-    while during whats hows
+    what whats which who when whenever where why how does do did is are was were can could
+    should would will if my i when once after before while during
+    doesn don didn isn aren wasn weren couldn wouldn shouldn won
     si quand comment est que quoi qu pourquoi peut peux puis mon ma mes je j lorsque apres
     avant pendant
     """.split()  # noqa: SIM905 - a word list reads best as words
@@ -153,7 +153,8 @@ def question_shaped(text: str) -> bool:
     creature in response does the pump still resolve", "blocked creature removed from combat,
     damage still dealt?"): five words or more, and a question mark or a question's or a
     story's first word. Such queries are searched by meaning too (kb.sitesearch.meaning)."""
-    words = fold(text).replace("'", " ").replace("’", " ").split()
+    # Apostrophes and hyphens split ("doesn't" -> "doesn", "peut-on" -> "peut").
+    words = fold(text).replace("'", " ").replace("’", " ").replace("-", " ").split()
     if len(words) < QUESTION_MIN_WORDS:
         return False
     return text.rstrip().endswith("?") or words[0].strip("?,.!") in _QUESTION_OPENERS

@@ -136,6 +136,8 @@ class Retrieval:
 
 def status() -> Retrieval:
     """Whether the retriever can answer, without embedding anything."""
+    if not getattr(settings, "KB_SEMANTIC", True):
+        return Retrieval(False, [], reason="off")
     if encoder() is None:
         return Retrieval(False, [], reason="no model")
     corpus = _current()
@@ -167,17 +169,26 @@ class Pending:
         self.started = time.perf_counter()
         self.state = status()
         self.vector: Future | None = None
-        if self.state.ready:
+        self.corpus = _corpus.get("current") if self.state.ready else None
+        if self.corpus is not None:
             model = encoder()
             assert model is not None
             self.vector = _pool.submit(lambda: model.queries([text])[0])
 
     def result(self, *, limit: int = 50, kinds: tuple[str, ...] = ()) -> Retrieval:
+        """The nearest passages, scored against the corpus read when the query started (the
+        one `status` found complete). A failure in the encoder's thread is logged and the
+        search stays lexical: a question never fails for it."""
         state = self.state
-        if self.vector is None:
+        if self.vector is None or self.corpus is None:
             return state
-        corpus = _current()
-        scores = corpus.matrix @ self.vector.result()
+        corpus = self.corpus
+        try:
+            vector = self.vector.result()
+        except Exception:
+            logger.exception("semantic search: the query could not be embedded")
+            return Retrieval(False, [], reason="failed")
+        scores = corpus.matrix @ vector
         if kinds:
             scores = np.where([p.kind in kinds for p in corpus.passages], scores, -1.0)
         top = np.argsort(-scores)[:limit]
@@ -214,8 +225,8 @@ def sync(
     todo = sorted(store.missing(model.model_id, [p.text for p in passages()]), key=len)
     done = 0
     for start in range(0, len(todo), batch):
-        if seconds is not None and time.perf_counter() - started > seconds:
-            break
+        if start and seconds is not None and time.perf_counter() - started > seconds:
+            break  # at least one batch a call: listing the passages may take the whole slice
         chunk = todo[start : start + batch]
         store.save(model.model_id, chunk, model.passages(chunk))
         done += len(chunk)

@@ -13,6 +13,7 @@ its vector, questions are answered lexically, and the search page says so.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -22,7 +23,10 @@ from search.backend import get_backend
 from search.indexing import drain, rebuild
 from search.semantic import retriever
 
-#: Seconds of embedding between two drains: an edit waits at most this long for the index.
+logger = logging.getLogger(__name__)
+
+#: Seconds of embedding between two drains (past them, the batch under way is finished: an
+#: edit waits this long and one batch more for the index).
 EMBED_SECONDS = 5.0
 
 
@@ -57,7 +61,11 @@ class Command(BaseCommand):
                     f"applied {report.entries} outbox entries: "
                     f"+{report.added} -{report.deleted} documents"
                 )
-            embedded = retriever.sync(seconds=EMBED_SECONDS)
+            try:
+                embedded = retriever.sync(seconds=EMBED_SECONDS)
+            except Exception:  # a locked database, memory: the outbox must still drain
+                logger.exception("semantic search: embedding failed; trying again later")
+                embedded = retriever.SyncReport()
             if embedded.embedded and opts["verbosity"]:
                 self.stdout.write(
                     f"semantic search: embedded {embedded.embedded} passages, "

@@ -64,6 +64,30 @@ def test_once_embedded_the_rule_that_answers_comes_up(semantic):
     assert not any("meaning" in n for n in lexical.notices)  # not a question: words only
 
 
+def test_every_hit_of_the_words_page_stays_on_it(semantic, settings):
+    semantic.sync()
+    settings.KB_SEMANTIC = False
+    lexical = service.search(QUESTION, per_page=10)
+    settings.KB_SEMANTIC = True
+    fused = service.search(QUESTION, per_page=10)
+    # Page 2 is the lexical results after the first 10: none of those may be lost.
+    assert set(_numbers(lexical)) <= set(_numbers(fused))
+    assert "702.19e" in _numbers(fused) and "702.19e" not in _numbers(lexical)
+
+
+def test_filters_the_retriever_cannot_answer_stay_lexical_and_say_nothing(semantic):
+    for kinds, lang in ((["card"], None), (["ruling"], None), ([], "fr")):
+        page = service.search(QUESTION, kinds=kinds, lang=lang, per_page=10)
+        assert not any("meaning" in n for n in page.notices), (kinds, lang)
+
+
+def test_switched_off_it_says_nothing(search_index, settings):
+    settings.KB_SEMANTIC = False
+    _forget()
+    page = service.search(QUESTION, per_page=10)
+    assert not any("meaning" in n for n in page.notices)
+
+
 def test_only_changed_texts_are_embedded_again(semantic):
     assert semantic.sync().embedded > 0
     assert semantic.sync().embedded == 0  # nothing changed: nothing to do
@@ -81,6 +105,8 @@ def test_rule_numbers_names_and_short_queries_stay_lexical():
     assert question_shaped("does my trampler still deal damage if the blocker dies?")
     assert question_shaped("si je sacrifie ma créature en réponse, le sort est-il contrecarré")
     assert question_shaped("blocked creature removed from combat damage still dealt?")
+    assert question_shaped("doesn't my trampler deal damage if the blocker is removed")
+    assert question_shaped("peut-on sacrifier une créature en réponse à un sort")
     for lexical in ("702.19c", "Lightning Bolt", "what is trample", "trample damage", "flash"):
         assert not question_shaped(lexical)
 
