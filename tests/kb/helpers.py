@@ -105,3 +105,28 @@ def page_queries(client: Client, url: str, params: dict | None = None) -> int:
     finally:
         glosses.STAMP_SECONDS = trusted
     return min(seen)
+
+
+def superuser_client() -> Client:
+    """A client signed in as a new superuser (the admin's tests act as one)."""
+    from django.contrib.auth.models import User
+
+    client = Client()
+    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
+    return client
+
+
+def current_date():
+    """The effective date of the release the site calls current (in force today)."""
+    from kb.selectors import Releases
+
+    return Releases.load().current.effective_date
+
+
+def version_in_force(number: str, date=None):
+    """The rule version `number` names in the release in force on `date` (default: today's)."""
+    from kb.models import RuleNumber, RuleVersion
+
+    date = date or current_date()
+    lineage = RuleNumber.objects.as_of(date).get(number=number).lineage_id
+    return RuleVersion.objects.as_of(date).get(lineage_id=lineage)

@@ -8,19 +8,17 @@ and the public page follow."""
 
 from __future__ import annotations
 
-import datetime as dt
 from html import unescape
 
 import pytest
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from kb.models import Example, RuleNumber, RuleVersion
-from kb.selectors import Releases
+from kb.models import Example, RuleVersion
 from search.models import IndexOutbox
-from tests.kb.helpers import without_page_cache
+from tests.kb.helpers import superuser_client, without_page_cache
+from tests.kb.helpers import version_in_force as version_of
 from tests.kb.html_forms import form_values
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -31,19 +29,7 @@ SOURCE_702_19C = "A player controls a planeswalker with three loyalty counters"
 
 @pytest.fixture
 def staff(archive) -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
-    return client
-
-
-def current() -> dt.date:
-    """The release the site calls current (in force today)."""
-    return Releases.load().current.effective_date
-
-
-def version_of(number: str) -> RuleVersion:
-    lineage = RuleNumber.objects.as_of(current()).get(number=number).lineage_id
-    return RuleVersion.objects.as_of(current()).get(lineage_id=lineage)
+    return superuser_client()
 
 
 def url_of(version: RuleVersion) -> str:

@@ -14,7 +14,6 @@ from html import unescape
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -22,6 +21,9 @@ from django.urls import reverse
 
 from kb.models import Example, GlossaryVersion, RuleNumber, RuleVersion
 from kb.selectors import Releases
+from tests.kb.helpers import current_date as current
+from tests.kb.helpers import superuser_client
+from tests.kb.helpers import version_in_force as version_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -30,20 +32,7 @@ BANDING_KEY = "702.19a@2009-07-11"
 
 @pytest.fixture
 def staff(archive) -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
-    return client
-
-
-def current() -> dt.date:
-    """The release the site calls current (in force today)."""
-    return Releases.load().current.effective_date
-
-
-def version_of(number: str, date: dt.date | None = None) -> RuleVersion:
-    date = date or current()
-    lineage = RuleNumber.objects.as_of(date).get(number=number).lineage_id
-    return RuleVersion.objects.as_of(date).get(lineage_id=lineage)
+    return superuser_client()
 
 
 def rows(client: Client, url_name: str, **params: str) -> tuple[list, str]:

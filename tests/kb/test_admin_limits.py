@@ -9,15 +9,16 @@ import datetime as dt
 from html import unescape
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from kb.crtext import CRFormatError, parse_text
 from kb.limits import MAX_ALIASES, MAX_TEXT_CHARS
-from kb.models import Example, GlossaryVersion, RuleNumber, RuleVersion
-from kb.selectors import Releases
+from kb.models import Example, GlossaryVersion, RuleVersion
 from tests.conftest import CR_EN
+from tests.kb.helpers import current_date as current
+from tests.kb.helpers import superuser_client
+from tests.kb.helpers import version_in_force as version_of
 from tests.kb.html_forms import form_values
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -27,19 +28,7 @@ TWO_MB = "Trample " * (2 * 1024 * 1024 // 8)
 
 @pytest.fixture
 def staff(archive) -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser("maintainer", "m@example.org", "x"))
-    return client
-
-
-def current() -> dt.date:
-    """The release the site calls current (in force today)."""
-    return Releases.load().current.effective_date
-
-
-def version_of(number: str) -> RuleVersion:
-    lineage = RuleNumber.objects.as_of(current()).get(number=number).lineage_id
-    return RuleVersion.objects.as_of(current()).get(lineage_id=lineage)
+    return superuser_client()
 
 
 def refused(client: Client, url: str, form_id: str, changes: dict, message: str) -> str:
