@@ -263,12 +263,16 @@ class ReadingAdminMixin:
         return self.model._default_manager.get_queryset()
 
     def read_rows(self, queryset: QuerySet, reading: Release | None) -> QuerySet:
+        """The rows valid in `reading` (every row when None), annotated with their number and
+        title there: each admin (rule versions, glossary versions, examples) says how."""
         raise NotImplementedError
 
     def attach_titles(self, rows: Iterable[Any], reading: Release | None) -> None:
         """Give the page's rows what one more query reads (titles)."""
 
     def search_ranks(self, term: str, reading: Release | None) -> list[Q]:
+        """What a search for `term` matches, best first (a number, then a title, then a
+        text): each admin says it for its own rows."""
         raise NotImplementedError
 
     def get_search_results(
