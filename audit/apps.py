@@ -7,6 +7,6 @@ class AuditConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .tracked import track
+        from audit.tracked import track
 
         track()

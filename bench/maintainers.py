@@ -33,7 +33,7 @@ def run(var_dir: Path, last: int | None) -> int:
     from django.core.management import call_command
     from django.test import Client
 
-    from kb import editing
+    from kb.archive import editing
     from kb.archive.publishing import preview_release
     from kb.models import Release, RuleNumber, RuleVersion
     from search.indexing import drain, rebuild

@@ -29,9 +29,9 @@ def run(var_dir: Path) -> int:
 
     from bench.card_names import top5_accuracy
     from bench.linking import evaluate
-    from rulings.importing import import_cards
+    from rulings.importing.cards import import_cards
     from rulings.linking import link_rulings
-    from rulings.vocabulary import build_vocabulary
+    from rulings.vocabulary.mining import build_vocabulary
 
     data = Path(settings.KB_DATA_DIR)
     cards, rulings = data / "cards" / "cards.jsonl.gz", data / "cards" / "rulings.jsonl.gz"

@@ -55,7 +55,7 @@ def run(var_dir: Path) -> int:
     from django.core.management import call_command
 
     from bench.relevance import evaluate
-    from rulings.vocabulary import build_vocabulary
+    from rulings.vocabulary.mining import build_vocabulary
     from search.backend import get_backend
     from search.indexing import rebuild
     from search.semantic import retriever

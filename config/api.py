@@ -9,9 +9,9 @@ from ninja import NinjaAPI
 from ninja.errors import ValidationError
 from ninja.openapi.schema import OpenAPISchema
 
-from kb import error_pages, page_cache
-from kb.api import router as kb_router
 from kb.sitesearch.api import router as search_router
+from kb.web import error_pages, page_cache
+from kb.web.api import router as kb_router
 from rulings.api import router as rulings_router
 
 #: The JSON of every error answer (400, 404, 429): what went wrong, in words.

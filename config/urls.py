@@ -10,9 +10,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.utils.cache import patch_cache_control
 
-from kb.downloads import download_file
-
-from .api import api
+from config.api import api
+from kb.web.downloads import download_file
 
 
 def favicon(request: HttpRequest) -> HttpResponseRedirect:
@@ -32,11 +31,11 @@ urlpatterns = [
 ]
 urlpatterns += i18n_patterns(
     path("", include("rulings.urls")),
-    path("", include("kb.urls")),
+    path("", include("kb.web.urls")),
     prefix_default_language=True,
 )
 
 # What no view caught while an import held the database: 503 and Retry-After, not 500.
-handler500 = "kb.error_pages.server_error_page"
+handler500 = "kb.web.error_pages.server_error_page"
 # The site's 400 page, rendered without the request's context (a Host not allowed would fail it).
-handler400 = "kb.error_pages.bad_request_page"
+handler400 = "kb.web.error_pages.bad_request_page"

@@ -9,11 +9,11 @@ class KbConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
-        from . import page_cache
-        from .documents import register_documents
-        from .models import Release
-        from .selectors import forget_releases
-        from .signals import release_changed, text_edited
+        from kb.documents import register_documents
+        from kb.models import Release
+        from kb.selectors import forget_releases
+        from kb.signals import release_changed, text_edited
+        from kb.web import page_cache
 
         register_documents()
         post_save.connect(forget_releases, sender=Release, dispatch_uid="kb.forget_releases")

@@ -13,7 +13,7 @@ from functools import lru_cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from .crtext.typography import fold
+from kb.crtext.typography import fold
 
 # Words (with inner apostrophes and hyphens), single punctuation marks, runs of space.
 _TOKEN_RE = re.compile(r"\s+|\w+(?:[’'\-]\w+)*|[^\w\s]")

@@ -17,10 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
-from search.documents import Hit, Passage, SearchDocument
-from search.registry import DocumentType, register
-
-from .models import (
+from kb.models import (
     Example,
     GlossaryTerm,
     GlossaryVersion,
@@ -29,9 +26,11 @@ from .models import (
     RuleVersion,
     VocabularyTerm,
 )
-from .models.glossary import alias_list
-from .models.rules import is_heading
-from .models.versioning import valid_on
+from kb.models.glossary import alias_list
+from kb.models.rules import is_heading
+from kb.models.versioning import valid_on
+from search.documents import Hit, Passage, SearchDocument
+from search.registry import DocumentType, register
 
 
 def _overlap(
@@ -142,8 +141,8 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
 
 def _current_date() -> dt.date | None:
     """The effective date of the release in force today (kb.models.releases.today)."""
-    from .models import Release
-    from .models.releases import today
+    from kb.models import Release
+    from kb.models.releases import today
 
     release = Release.objects.in_force_on(today())
     return release.effective_date if release else None
@@ -199,7 +198,7 @@ def glossary_passages() -> list[Passage]:
 
 def passages_version() -> str:
     """The archive's stamp and today's release: the passages change with either."""
-    from .stamps import archive_generation
+    from kb.stamps import archive_generation
 
     return f"{archive_generation()}|{_current_date()}"
 
@@ -214,7 +213,7 @@ def _by_language(row: dict, field: str) -> dict[str, str]:
 
 
 def rule_url(hit: Hit, release: str | None) -> str:
-    """The hit's rule page. An index built before numbers were bounded (kb.limits) may hold
+    """The hit's rule page. An index built before numbers were bounded (kb.crtext.limits) may hold
     a "number" no URL fits: that hit links to a search for it rather than failing the page."""
     try:
         if release is None:

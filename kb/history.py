@@ -17,8 +17,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils.safestring import SafeString
 
-from .diffing import REAL, classify, is_noise, word_diff
-from .models import (
+from kb.diffing import REAL, classify, is_noise, word_diff
+from kb.models import (
     Example,
     GlossaryTerm,
     GlossaryVersion,
@@ -26,8 +26,8 @@ from .models import (
     RuleNumber,
     RuleVersion,
 )
-from .selectors import Releases, contents, version_texts
-from .stamps import archive_generation
+from kb.selectors import Releases, contents, version_texts
+from kb.stamps import archive_generation
 
 # -- a rule's history -----------------------------------------------------------------------
 

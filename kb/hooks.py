@@ -121,7 +121,7 @@ def export_parts() -> list[ExportPart]:
 
 #: What other apps' data the site's pages show changes with: each function returns a queryset
 #: of one value in one row that moves whenever that data does (the rulings app: its cards and
-#: rulings). The page cache (kb.page_cache) keys every page with them, as with the archive's
+#: rulings). The page cache (kb.web.page_cache) keys every page with them, as with the archive's
 #: own stamp, reading them all in one statement compiled once per process.
 PageStamp = Callable[[], Any]
 _page_stamps: list[PageStamp] = []

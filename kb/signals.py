@@ -15,7 +15,7 @@ release_changed = Signal()
 #: gone), terms (frozenset of the GlossaryTerm ids whose rows changed).
 rules_changed = Signal()
 
-#: Sent after a maintainer's edit is committed (kb.editing), so that what leans on the text
+#: Sent after a maintainer's edit is committed (kb.archive.editing), so that what leans on the text
 #: follows it (the rulings app re-resolves its links to the lineage).
 #: sender: the kind, a str; kwargs: kind ("rule", "glossary", "vocabulary"), object_id (the
 #: RuleVersion / GlossaryVersion / VocabularyTerm id), lineage_id (Lineage id for "rule" and

@@ -13,9 +13,9 @@ from functools import lru_cache
 
 from django.db import connection, connections, router
 
-from .models import GlossaryVersion, ImportRecord, Release, RuleVersion
+from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
 
-#: The archive's stamp as a reading request first read it (kb.page_cache opens the scope for
+#: The archive's stamp as a reading request first read it (kb.web.page_cache opens the scope for
 #: GET and HEAD): the tables kept per stamp (selectors, French states, link counts) then ask
 #: the database once a page, not once each, and a page is built under the stamp it is kept by.
 _request: ContextVar[dict[str, str] | None] = ContextVar("kb_request_stamps", default=None)
@@ -33,7 +33,8 @@ def remembered() -> Iterator[None]:
 
 def remember(columns: Sequence[object]) -> None:
     """The archive's columns (archive_state_sql's) read by a statement of the caller's
-    (kb.page_cache reads them with its other stamps): the request's stamp, no query of its own."""
+    (kb.web.page_cache reads them with its other stamps): the request's stamp, no query of its
+    own."""
     memo = _request.get()
     if memo is not None:
         memo["archive"] = "-".join(map(str, columns))
@@ -59,14 +60,14 @@ def archive_generation() -> str:
 
 def archive_state_sql() -> str:
     """The columns of archive_generation's query, for a statement that reads more stamps in
-    the same round trip (kb.page_cache, which hands them back through `remember`). Written as
+    the same round trip (kb.web.page_cache, which hands them back through `remember`). Written as
     SQL, not built by the ORM: the page cache reads it on every request, where compiling the
     queryset cost more than running it."""
     return ", ".join(_archive_columns())
 
 
 def archive_column_count() -> int:
-    """How many columns archive_state_sql has (the first ones of kb.page_cache's statement)."""
+    """How many columns archive_state_sql has (the first ones of kb.web.page_cache's statement)."""
     return len(_archive_columns())
 
 

@@ -6,7 +6,7 @@ as the English one. Read and write `text_en` / `text_fr` explicitly.
 
 from modeltranslation.translator import TranslationOptions, register
 
-from .models import Example, GlossaryVersion, Release, RuleVersion
+from kb.models import Example, GlossaryVersion, Release, RuleVersion
 
 
 @register(Release)

@@ -1000,14 +1000,29 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ): "Il écrit les fichiers dans le dossier désigné par KB_EXPORT_DIR (var/exports par défaut), d’où cette page les sert.",  # export15
     # templates/403.html, 400.html and kb/error_pages.py: refused requests (issue 31)
     ("", "Access denied"): "Accès refusé",
-    ("", "Your account does not have the permission to open this page."): "Votre compte n’a pas la permission d’ouvrir cette page.",
+    (
+        "",
+        "Your account does not have the permission to open this page.",
+    ): "Votre compte n’a pas la permission d’ouvrir cette page.",
     ("", "Administration"): "Administration",
     ("", "Bad request"): "Requête incorrecte",
     ("", "The site could not read this request."): "Le site n’a pas pu lire cette requête.",
-    ("", "The request has too many parameters: the site reads %(limit)s at most."): "La requête a trop de paramètres : le site en lit %(limit)s au plus.",
-    ("", "The request sends too many files: the site reads %(limit)s at most."): "La requête envoie trop de fichiers : le site en lit %(limit)s au plus.",
-    ("", "The request is too large for the site to read."): "La requête est trop volumineuse pour que le site la lise.",
-    ("", "This address is too long: the site cannot follow it."): "Cette adresse est trop longue : le site ne peut pas la suivre.",
+    (
+        "",
+        "The request has too many parameters: the site reads %(limit)s at most.",
+    ): "La requête a trop de paramètres : le site en lit %(limit)s au plus.",
+    (
+        "",
+        "The request sends too many files: the site reads %(limit)s at most.",
+    ): "La requête envoie trop de fichiers : le site en lit %(limit)s au plus.",
+    (
+        "",
+        "The request is too large for the site to read.",
+    ): "La requête est trop volumineuse pour que le site la lise.",
+    (
+        "",
+        "This address is too long: the site cannot follow it.",
+    ): "Cette adresse est trop longue : le site ne peut pas la suivre.",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -8,7 +8,7 @@ class RolesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from .groups import after_migrate
+        from roles.groups import after_migrate
 
         # After every app's migrations (their permissions exist only then).
         post_migrate.connect(after_migrate, dispatch_uid="roles.after_migrate")

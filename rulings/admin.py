@@ -22,18 +22,17 @@ from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
+from audit.conflicts import EditConflictMixin, InlineEditConflictMixin
 from audit.reverting import RevertingAdmin
-from kb.admin_conflicts import EditConflictMixin, InlineEditConflictMixin
-from kb.admin_queues import register_queue
+from kb.admin.queues import register_queue
+from rulings.corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
+from rulings.importing import limits
+from rulings.models import EDITABLE_CARD_FIELDS, Card, CardFace, LinkKind, Ruling, RulingLink
 from search.admin import IndexedAdminMixin
-
-from . import limits
-from .corrections import DECISIONS, decide_links, relink_ruling, save_card, save_ruling
-from .models import EDITABLE_CARD_FIELDS, Card, CardFace, LinkKind, Ruling, RulingLink
 
 
 def register_review_queues() -> None:
-    """The rulings app's review queues on the admin index (kb.admin_queues shows them): each
+    """The rulings app's review queues on the admin index (kb.admin.queues shows them): each
     count is one query with the same filter as the change list it links to."""
     register_queue(
         "inferred",
@@ -74,7 +73,7 @@ register_review_queues()
 
 class TextListFormField(forms.JSONField):
     """A JSON list of texts (keywords, colors): anything else is refused with an example; the
-    import's limits (rulings.limits) hold for the list and each text."""
+    import's limits (rulings.importing.limits) hold for the list and each text."""
 
     def validate(self, value: Any) -> None:
         super().validate(value)
@@ -104,7 +103,8 @@ class TextListFormField(forms.JSONField):
 
 
 class LimitedForm(forms.ModelForm):
-    """Texts within what an import accepts (rulings.limits): a longer one, or one holding a
+    """Texts within what an import accepts (rulings.importing.limits): a longer one, or one holding
+    a
     NUL character, is an error on its field. `limited` maps form fields to the import's keys."""
 
     limited: dict[str, str] = {}
@@ -156,7 +156,7 @@ class CardForm(LimitedForm):
 
 
 class RulingForm(LimitedForm):
-    """A ruling's text and date within what an import accepts (rulings.limits)."""
+    """A ruling's text and date within what an import accepts (rulings.importing.limits)."""
 
     limited = {"text": "comment"}
 

@@ -11,13 +11,12 @@ from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from kb import selectors
-from kb.api import ErrorOut, ReleaseToken, resolve_release
 from kb.crtext.numbers import is_number
-
-from . import selectors as rulings_selectors
-from .names import search_cards
-from .ruling_context import RulingView, ruling_views
-from .selectors import rulings_on
+from kb.web.api_types import ErrorOut, ReleaseToken, resolve_release
+from rulings import selectors as rulings_selectors
+from rulings.names import search_cards
+from rulings.ruling_context import RulingView, ruling_views
+from rulings.selectors import rulings_on
 
 router = Router(tags=["cards"])
 

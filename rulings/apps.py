@@ -7,7 +7,7 @@ class RulingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import hooks, signals  # noqa: F401 - register with kb
-        from .documents import register_documents
+        from rulings import hooks, signals  # noqa: F401 - register with kb
+        from rulings.documents import register_documents
 
         register_documents()

@@ -15,10 +15,10 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.db.models import QuerySet
 
-from .linking import link_rulings
-from .models import EDITABLE_CARD_FIELDS, Card, LinkKind, Ruling, RulingLink
-from .records import ruling_hash
-from .stamp import bump as bump_stamp
+from rulings.importing.records import ruling_hash
+from rulings.linking import link_rulings
+from rulings.models import EDITABLE_CARD_FIELDS, Card, LinkKind, Ruling, RulingLink
+from rulings.stamp import bump as bump_stamp
 
 #: Fields whose change may change a ruling's links (its words, or the heading it is read under).
 RELINKING_RULING_FIELDS = frozenset({"text", "is_heading", "group", "card"})

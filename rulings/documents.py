@@ -10,11 +10,10 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
+from rulings.models import Card, CardFace, Ruling
 from search.analysis import plain
 from search.documents import Hit, SearchDocument
 from search.registry import DocumentType, register
-
-from .models import Card, CardFace, Ruling
 
 
 def _ids(groups: Collection[str] | None) -> list[int] | None:

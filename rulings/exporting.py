@@ -16,10 +16,9 @@ from typing import Any
 from kb.crtext.numbers import kind_of
 from kb.dbutil import insert_dicts, under, update_rows
 from kb.models import Lineage, Release
-
-from .models import Card, CardFace, Ruling, RulingLink
-from .records import ruling_hash
-from .stamp import bump as bump_stamp
+from rulings.importing.records import ruling_hash
+from rulings.models import Card, CardFace, Ruling, RulingLink
+from rulings.stamp import bump as bump_stamp
 
 FILENAME = "cards.json.gz"
 SCHEMA = Path(__file__).resolve().parent / "schema" / "cards.schema.json"

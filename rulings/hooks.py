@@ -22,12 +22,11 @@ from kb.hooks import (
     register_site_data_loader,
 )
 from kb.models import VocabularyTerm
-
-from . import exporting
-from .models import Card, LinkKind, Ruling, RulingLink
-from .rendering import rulings_html
-from .ruling_context import ruling_views
-from .selectors import link_counts, rulings_above, rulings_on
+from rulings import exporting
+from rulings.models import Card, LinkKind, Ruling, RulingLink
+from rulings.rendering import rulings_html
+from rulings.ruling_context import ruling_views
+from rulings.selectors import link_counts, rulings_above, rulings_on
 
 PER_PAGE = 20
 
@@ -95,9 +94,9 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
     """Cards and rulings for `make run`: the shared files, or where they are absent the demo
     card (The Peregrine Dynamo, from the seed documents); then the vocabulary. A demo card
     loaded earlier goes when the shared cards come, as the demo releases do."""
-    from .importing import import_cards
-    from .linking import link_rulings, rules_changed_since_linking
-    from .vocabulary import build_vocabulary
+    from rulings.importing.cards import import_cards
+    from rulings.linking import link_rulings, rules_changed_since_linking
+    from rulings.vocabulary.mining import build_vocabulary
 
     sources: list[tuple[str, str | None]] = []
     cards = data_dir / "cards" / "cards.jsonl.gz" if data_dir else None
@@ -164,6 +163,6 @@ register_export_part(
 @register_page_stamp
 def cards_and_rulings_stamp() -> QuerySet:
     """Cached pages show cards and rulings: their stamp is part of every page's key."""
-    from .stamp import query
+    from rulings.stamp import query
 
     return query()

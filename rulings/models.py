@@ -101,7 +101,8 @@ class CardFace(models.Model):
     power = models.CharField(max_length=10, blank=True)
     toughness = models.CharField(max_length=10, blank=True)
     loyalty = models.CharField(max_length=10, blank=True)
-    # The face's French, built per face by rulings.french_faces; empty where the data has none
+    # The face's French, built per face by rulings.importing.french_faces; empty where the data has
+    # none
     # (pages say so rather than show an English face as French).
     name_fr = models.CharField(_("French name"), max_length=300, blank=True, db_default="")
     type_line_fr = models.CharField(

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from django.db.models import Max
 from rapidfuzz import fuzz, process
 
+from rulings.models import Card, CardFace
 from search.analysis import fold
-
-from .models import Card, CardFace
 
 _PUNCT_RE = re.compile(r"[^\w\s]|_")
 #: Fuzzy matches below this score (0-100) are not offered.

@@ -14,9 +14,8 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from kb.templatetags.kb_tags import longdate, symbols
-
-from .ruling_context import LinkView, RulingView
+from kb.web.formatting import longdate, symbols
+from rulings.ruling_context import LinkView, RulingView
 
 
 @dataclass(frozen=True)

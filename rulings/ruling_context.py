@@ -18,9 +18,8 @@ from django.urls import reverse
 
 from kb.models import Release, RuleVersion
 from kb.selectors import Releases
-
-from .linking.lineage_numbers import MODERN_CR
-from .models import LinkKind, Ruling, RulingLink
+from rulings.linking.lineage_numbers import MODERN_CR
+from rulings.models import LinkKind, Ruling, RulingLink
 
 OLD_TEMPLATING = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "old_templating.csv"
 

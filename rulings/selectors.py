@@ -15,10 +15,9 @@ from django.db.models import Count, QuerySet
 from kb.crtext.numbers import ancestors_of, kind_of
 from kb.selectors import headings
 from kb.stamps import archive_generation
-
-from . import stamp
-from .headings import heading_title
-from .models import Card, LinkKind, Ruling, RulingLink
+from rulings import stamp
+from rulings.importing.headings import heading_title
+from rulings.models import Card, LinkKind, Ruling, RulingLink
 
 T = TypeVar("T")
 

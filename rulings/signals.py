@@ -11,9 +11,8 @@ from django.dispatch import receiver
 
 from kb.models import Release
 from kb.signals import release_changed, rules_changed, text_edited
-
-from . import stamp
-from .models import Card, CardFace, Ruling, RulingLink
+from rulings import stamp
+from rulings.models import Card, CardFace, Ruling, RulingLink
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +29,7 @@ for _model in (Card, CardFace, Ruling, RulingLink):
 
 @receiver(release_changed, sender=Release, dispatch_uid="rulings-refresh-link-numbers")
 def refresh_link_numbers(**kwargs: object) -> None:
-    from .linking import refresh_numbers
+    from rulings.linking import refresh_numbers
 
     refresh_numbers()
 
@@ -42,7 +41,7 @@ def relink_after_rules_changed(
     """A release was published, replaced or removed (or a batch of them): the rulings whose
     links the changed rules can move are relinked now, not at the next start (see
     rulings.linking.changed)."""
-    from .linking import relink_changed
+    from rulings.linking import relink_changed
 
     try:
         relink_changed(lineages, terms)
@@ -67,8 +66,8 @@ def relink_after_a_rule_edit(
         return
     if fields and not _LINKED_FIELDS & set(fields):  # no fields named: assume the English
         return
-    from .linking import link_rulings
-    from .models import RulingLink
+    from rulings.linking import link_rulings
+    from rulings.models import RulingLink
 
     ids = list(RulingLink.objects.filter(lineage_id=lineage_id).values_list("ruling_id", flat=True))
     if ids:

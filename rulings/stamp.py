@@ -15,7 +15,7 @@ from django.db import connection, connections, router, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .models import DataStamp
+from rulings.models import DataStamp
 
 STAMP_ID = 1
 
@@ -58,6 +58,6 @@ def current() -> int:
 
 
 def _purge() -> None:
-    from kb.page_cache import purge
+    from kb.web.page_cache import purge
 
     purge()

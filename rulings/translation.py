@@ -2,7 +2,7 @@
 
 from modeltranslation.translator import TranslationOptions, register
 
-from .models import Card
+from rulings.models import Card
 
 
 @register(Card)

@@ -5,17 +5,16 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from kb.page_cache import reads
 from kb.selectors import Releases
+from kb.web.page_cache import reads
+from rulings import selectors
+from rulings.models import Card
+from rulings.names import search_cards
+from rulings.rendering import rulings_html
+from rulings.ruling_context import ruling_views
 
-from . import selectors
-from .models import Card
-from .names import search_cards
-from .rendering import rulings_html
-from .ruling_context import ruling_views
 
-
-@reads("q", "go")  # the query parameters the page cache keeps (kb.page_cache.reads)
+@reads("q", "go")  # the query parameters the page cache keeps (kb.web.page_cache.reads)
 def card_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:200].strip()
     matches = search_cards(query, limit=50) if query else []

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from .indexing import enqueue, groups_touched
+from search.indexing import enqueue, groups_touched
 
 
 class IndexedAdminMixin:

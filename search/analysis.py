@@ -29,7 +29,7 @@ from whoosh.analysis import (
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
-from .conf import configured
+from search.conf import configured
 
 #: Stop words per analyzer. Rules words like "can", "not", "may", "each", "until" and "when"
 #: carry meaning here; only grammatical words are dropped.

@@ -9,6 +9,6 @@ class SearchConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import indexing
+        from search import indexing
 
         indexing.connect_signals()

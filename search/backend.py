@@ -18,8 +18,8 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from .documents import Hit, Results, SearchDocument
-from .syntax import Group, Item
+from search.documents import Hit, Results, SearchDocument
+from search.syntax import Group, Item
 
 
 @dataclass(frozen=True)

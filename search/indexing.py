@@ -25,10 +25,10 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from filelock import FileLock, Timeout
 
-from .backend import SearchBackend, get_backend
-from .documents import SearchDocument
-from .models import IndexOutbox
-from .registry import document_type, document_types, is_indexed
+from search.backend import SearchBackend, get_backend
+from search.documents import SearchDocument
+from search.models import IndexOutbox
+from search.registry import document_type, document_types, is_indexed
 
 log = logging.getLogger(__name__)
 ALL = "*"

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Model
 
-from .documents import Hit, Passage, SearchDocument
+from search.documents import Hit, Passage, SearchDocument
 
 #: groups to rebuild (None: every document of the kind) -> the documents.
 DocumentBuilder = Callable[[Collection[str] | None], Iterator[SearchDocument]]

@@ -12,8 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from . import conf
-from .registry import kind_named
+from search import conf
+from search.registry import kind_named
 
 MAX_QUERY = 500  # characters read; the rest is ignored (and said so by the page)
 MAX_ITEMS = 16

@@ -83,7 +83,7 @@ def cards(archive, django_db_blocker, request):
     of this session read the search index, its build starts in the background."""
     if not (CARDS / "cards.jsonl.gz").is_file():
         pytest.skip(NO_SHARED)
-    from rulings.vocabulary import build_vocabulary
+    from rulings.vocabulary.mining import build_vocabulary
 
     with django_db_blocker.unblock():
         call_command(
@@ -221,16 +221,16 @@ def _default_language_after_each_test():
 
 @pytest.fixture(autouse=True)
 def _empty_page_cache():
-    """Each test starts with an empty page cache (kb/page_cache.py) and a fresh vocabulary
+    """Each test starts with an empty page cache (kb/web/page_cache.py) and a fresh vocabulary
     stamp: a test's rolled-back transaction takes its data back, and a later test could reach
     the same stamps with other data (a counter bumped again), where production never rolls a
     committed stamp back."""
     from django.core.cache import caches
 
-    from kb import glosses
+    from kb.french import glosses
 
     caches["pages"].clear()
-    # The vocabulary's stamp is trusted for two seconds per process (kb.glosses._stamp): read
+    # The vocabulary's stamp is trusted for two seconds per process (kb.french.glosses._stamp): read
     # in the last test, it would describe rows that test rolled back, and key this test's first
     # pages apart from the ones it builds two seconds later (a page cache miss on a slow machine).
     glosses._checked = None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "kb", "rulings", "search", "bench")
+PACKAGES = ("config", "kb", "rulings", "search", "bench", "audit")
 
 
 def _modules() -> dict[str, Path]:
@@ -30,6 +30,15 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+
+#: kb's rooms that serve people (pages and API, search, the admin) and run commands.
+TOP_ROOMS = ("kb.web", "kb.sitesearch", "kb.admin", "kb.templatetags", "kb.management")
+#: kb's rooms below them: the archive and its reads, which any of the above may use.
+LOWER_ROOMS = (
+    "kb.models", "kb.crtext", "kb.archive", "kb.selectors", "kb.french", "kb.export",
+    "kb.history", "kb.diffing", "kb.documents", "kb.stamps", "kb.dbutil", "kb.signals",
+    "kb.hooks", "kb.stats",
+)  # fmt: skip
 
 
 def _imported(module: str, path: Path) -> Iterator[tuple[str, int]]:
@@ -84,6 +93,18 @@ def _violations(source: str, forbidden: tuple[str, ...]) -> list[str]:
         ("rulings", ("bench",)),
         ("kb.crtext", ("django", "search", "kb.models", "kb.archive", "rulings")),  # pure text
         ("config.languages", ("django",)),  # settings read it before Django is set up
+        ("audit", ("kb", "rulings", "bench")),  # generic history and edit conflicts, any app's
+        # kb's rooms: what serves HTTP (web, the site search), the admin, template tags and
+        # commands sit on top; the rooms below never import them.
+        *((room, TOP_ROOMS) for room in LOWER_ROOMS),
+        ("kb.web", ("kb.admin", "kb.management")),
+        ("kb.admin", ("kb.web", "kb.sitesearch", "kb.management")),
+        (
+            "kb.french",
+            ("kb.selectors", "kb.history", "kb.archive"),
+        ),  # French status is read by them
+        ("kb.selectors", ("kb.archive", "kb.history", "kb.export")),
+        ("kb.models", ("kb.archive", "kb.selectors", "kb.french", "kb.history", "kb.stamps")),
     ],
 )
 def test_dependencies_point_one_way(source: str, forbidden: tuple[str, ...]) -> None:
@@ -142,17 +163,19 @@ def test_the_scan_sees_what_it_checks() -> None:
 SAME_JOB = {
     "__init__", "admin", "api", "apps", "models", "urls", "views", "signals", "translation",
     "management", "commands", "selectors", "hooks", "documents", "rendering", "sources",
-    "backend", "limits",
+    "backend", "limits", "templatetags",
 }  # fmt: skip
 
 
 def test_no_two_modules_share_a_name_for_different_jobs() -> None:
-    """A name used twice for different jobs hides what each holds (models are named for their
-    subject, and benchmarks for what they measure: both are exempt)."""
+    """A name used twice for different jobs hides what each holds (models and selectors are
+    named for their subject, and benchmarks for what they measure: all are exempt)."""
     seen: dict[str, list[str]] = {}
     for module in MODULES:
         name = module.rsplit(".", 1)[-1]
-        if name in SAME_JOB or ".models." in module or module.startswith("bench."):
+        if name in SAME_JOB or module.startswith("bench."):
+            continue
+        if ".models." in module or ".selectors." in module:
             continue
         seen.setdefault(name, []).append(module)
     assert {n: ms for n, ms in seen.items() if len(ms) > 1} == {}
@@ -169,3 +192,34 @@ def test_the_engine_migrations_depend_on_no_app() -> None:
                 found += [(path.name, app) for app, _ in ast.literal_eval(node.value)]
     assert [f for f in found if f[1] in ("kb", "rulings")] == []
     assert (ROOT / "search" / "migrations" / "0001_initial.py").is_file()
+
+
+#: Private names of other libraries that are imported on purpose, each with its reason.
+FOREIGN_PRIVATE = {
+    # The regex parser of the standard library: reading a pattern's required literals has no
+    # public API (sre_parse is the same module, deprecated).
+    ("rulings.linking.literals", "re"),
+    # Whoosh's posting format is patched (docs/search.md: what switching engines costs).
+    ("search.backends.whoosh.postings", "whoosh.codec.whoosh3"),
+}
+
+
+def _private_imports() -> list[str]:
+    out = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            names = [a.name for a in node.names if a.name.startswith("_")]
+            names = [n for n in names if not n.startswith("__")]
+            if names and (module, node.module) not in FOREIGN_PRIVATE:
+                out.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno} imports {names} from {node.module}"
+                )
+    return out
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """What two modules share is public in one of them: a private name imported elsewhere is
+    a contract nobody sees (it breaks when its owner renames it)."""
+    assert _private_imports() == []

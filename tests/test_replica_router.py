@@ -52,8 +52,8 @@ class _Recording:
 
 def test_the_page_caches_stamps_are_read_where_the_pages_reads_go(db, settings) -> None:
     """A page built from a lagging replica must be keyed with the replica's stamps, not the
-    primary's, or the old page would stay cached under the new stamps (kb.page_cache)."""
-    from kb import page_cache
+    primary's, or the old page would stay cached under the new stamps (kb.web.page_cache)."""
+    from kb.web import page_cache
 
     settings.DATABASE_ROUTERS = [f"{__name__}._Recording"]
     _Recording.asked.clear()

@@ -56,12 +56,12 @@ OLD_WORDS = "Activated abilities have a cost and an effect."
 NEW_WORDS = "Activated abilities have a cost and an effect, as the replica learns later."
 ADMIN_PASSWORD = secrets.token_urlsafe(16)
 
-# The edit a maintainer makes in the admin (kb.editing, as the admin form calls it), made on
+# The edit a maintainer makes in the admin (kb.archive.editing, as the admin form calls it), made on
 # the primary only, in a process of its own (an admin node).
 EDIT = f"""
 import django
 django.setup()
-from kb.editing import edit_rule_version
+from kb.archive.editing import edit_rule_version
 from kb.models import RuleVersion
 version = RuleVersion.objects.get(lineage__numbers__number="602.1", valid_to__isnull=True)
 text = version.text_en.replace({OLD_WORDS!r}, {NEW_WORDS!r})

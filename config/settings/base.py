@@ -41,10 +41,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "kb.page_cache.PageCache",  # whole anonymous pages, keyed by the data's stamps (CACHES)
+    "kb.web.page_cache.PageCache",  # whole anonymous pages, keyed by the data's stamps (CACHES)
     "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below
     "django.middleware.http.ConditionalGetMiddleware",  # ETag on every page, 304 when unchanged
-    "kb.http_cache.CacheHeaders",  # Cache-Control: release-pinned long, `current` revalidated
+    "kb.web.http_cache.CacheHeaders",  # Cache-Control: release-pinned long, `current` revalidated
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -53,7 +53,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",  # who made an edit
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "kb.error_pages.SiteNotFound",  # last: the middlewares above still see the 404 status
+    "kb.web.error_pages.SiteNotFound",  # last: the middlewares above still see the 404 status
 ]
 if os.environ.get("DATABASE_REPLICA_URL"):
     MIDDLEWARE.insert(0, "config.routers.ReplicaReads")  # config/routers.py
@@ -72,7 +72,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
-                "kb.context_processors.site",
+                "kb.web.context_processors.site",
             ],
         },
     },
@@ -143,7 +143,7 @@ KB_MODEL_DIR = Path(os.environ.get("KB_MODEL_DIR", BASE_DIR / "var" / "models"))
 KB_SEMANTIC = os.environ.get("KB_SEMANTIC", "1") == "1"
 # The day the site reads as today (kb.models.releases.today), unset: the real one.
 KB_TODAY = os.environ.get("KB_TODAY") or None
-# The page cache's bound in bytes (kb.page_cache).
+# The page cache's bound in bytes (kb.web.page_cache).
 KB_PAGE_CACHE_MAX_BYTES = int(os.environ.get("KB_PAGE_CACHE_MAX_BYTES", str(256 * 1024 * 1024)))
 
 # Content-Security-Policy (django-csp 4): nothing inline, nothing from another site. The pages
@@ -165,14 +165,14 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# HTTP caching (kb/http_cache.py): pages and API answers pinned to a release may be kept this
+# HTTP caching (kb/web/http_cache.py): pages and API answers pinned to a release may be kept this
 # long by browsers and proxies (an admin edit of an old release's text shows after it, or
 # at once on a revalidation: every answer carries an ETag of its content).
 KB_PINNED_MAX_AGE = int(os.environ.get("KB_PINNED_MAX_AGE", 24 * 3600))
 
 
 # Caches: `default` (per process) holds fragments, diffs and the search throttle's counts;
-# `pages` holds whole anonymous pages and API answers (kb/page_cache.py), keyed by the data's
+# `pages` holds whole anonymous pages and API answers (kb/web/page_cache.py), keyed by the data's
 # stamps and purged by imports and edits. KB_PAGE_CACHE picks its store: `file` (default:
 # VAR_DIR/page-cache, shared by the app server's workers), `locmem` (per process),
 # `redis://host:6379/1` (pip install redis) or `memcached://host:11211` (pip install
@@ -236,7 +236,7 @@ CACHES["throttle"] = (
 KB_SEARCH_THROTTLE = os.environ.get("KB_SEARCH_THROTTLE", "120/min") or None
 NINJA_NUM_PROXIES = int(os.environ.get("KB_NUM_PROXIES", "0"))
 
-# Under DEBUG a view's error shows the site's own 500 page (kb.error_pages), the traceback in
+# Under DEBUG a view's error shows the site's own 500 page (kb.web.error_pages), the traceback in
 # the log; 1 shows Django's technical page instead, for debugging.
 KB_TECHNICAL_500 = os.environ.get("KB_TECHNICAL_500", "") == "1"
 

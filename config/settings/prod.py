@@ -9,8 +9,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import *  # noqa: F403
-from .base import LOGGING, MIDDLEWARE
+from config.settings.base import *  # noqa: F403
+from config.settings.base import LOGGING, MIDDLEWARE
 
 DEBUG = False
 

@@ -4,8 +4,8 @@ The SQLite test database is a file (not in memory) so that browser tests can ser
 separate server process once the session has imported the archive into it.
 """
 
-from .base import *  # noqa: F403
-from .base import DATABASES, VAR_DIR, page_cache
+from config.settings.base import *  # noqa: F403
+from config.settings.base import DATABASES, VAR_DIR, page_cache
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -111,7 +111,7 @@ def read(date: dt.date) -> Carried:
 @dataclass
 class Restored:
     """Rows whose English text or examples were put back: their hashes and references are
-    recomputed (kb.editing.refresh_rule_version / refresh_glossary_version)."""
+    recomputed (kb.archive.editing.refresh_rule_version / refresh_glossary_version)."""
 
     rules: list[int] = field(default_factory=list)
     glossary: list[int] = field(default_factory=list)

@@ -13,6 +13,9 @@ from typing import Any
 from django.db.models import Model
 from django.utils.text import slugify
 
+from kb.archive.matching import Item, match_glossary, match_rules
+from kb.archive.texts import analyse, hashes
+from kb.archive.timeline import Cell, Family, Slot, Table, refresh_intervals
 from kb.crtext.model import Document, Entry, GlossaryEntry, term_key
 from kb.crtext.numbers import chapter_of, sort_key
 from kb.crtext.typography import digest
@@ -27,10 +30,6 @@ from kb.models import (
     RuleVersion,
 )
 from kb.models.versioning import valid_on
-
-from .matching import Item, match_glossary, match_rules
-from .texts import analyse, hashes
-from .timeline import Cell, Family, Slot, Table, refresh_intervals
 
 
 def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
@@ -74,7 +73,7 @@ class RuleNumberTable(Table):
         )
 
 
-#: What a maintainer changed on a row, kept apart from what the source printed (kb.editing
+#: What a maintainer changed on a row, kept apart from what the source printed (kb.archive.editing
 #: writes them). Part of a row's values: when the engine splits a row (a release inserted or
 #: replaced inside its interval), the copy carries the correction and its flags with it, so
 #: the copy still says which text is the maintainer's and which one the source printed.
@@ -128,12 +127,12 @@ class RuleTextTable(Table):
         examples, refs = [], []
         for rid, cell in rows:
             e: Entry = cell.data
-            refs.extend(_reference_rows(e.text, rid, None, None))
+            refs.extend(reference_rows(e.text, rid, None, None))
             for pos, text in enumerate(e.examples):
                 examples.append((rid, pos, text, text, ""))
-                refs.extend(_reference_rows(text, rid, None, pos))
+                refs.extend(reference_rows(text, rid, None, pos))
         insert_rows(Example, ["version", "position", "text", "text_en", "text_fr"], examples)
-        insert_rows(Reference, _REFERENCE_FIELDS, refs)
+        insert_rows(Reference, REFERENCE_FIELDS, refs)
 
     def copy_children(self, pairs: list[tuple[int, int]]) -> None:
         new_of = {old: new for new, old in pairs}
@@ -194,7 +193,7 @@ def source_texts(date: dt.date) -> dict[int, tuple[str, str]]:
     return out
 
 
-_REFERENCE_FIELDS = [
+REFERENCE_FIELDS = [
     "rule_version",
     "glossary_version",
     "example_position",
@@ -206,7 +205,7 @@ _REFERENCE_FIELDS = [
 ]
 
 
-def _reference_rows(
+def reference_rows(
     text: str, rule_version: int | None, glossary_version: int | None, example: int | None
 ) -> list[tuple[Any, ...]]:
     return [
@@ -297,8 +296,8 @@ class GlossaryTextTable(Table):
         )
 
     def create_children(self, rows: list[tuple[int, Cell]]) -> None:
-        refs = [r for rid, cell in rows for r in _reference_rows(cell.data.text, None, rid, None)]
-        insert_rows(Reference, _REFERENCE_FIELDS, refs)
+        refs = [r for rid, cell in rows for r in reference_rows(cell.data.text, None, rid, None)]
+        insert_rows(Reference, REFERENCE_FIELDS, refs)
 
     def copy_children(self, pairs: list[tuple[int, int]]) -> None:
         new_of = {old: new for new, old in pairs}

@@ -32,16 +32,15 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F, Q
 
+from kb.archive.texts import analyse
 from kb.crtext import CRFormatError, decode_bytes
-from kb.crtext.french import FrenchDocument, parse_french_text
+from kb.crtext.french_parser import FrenchDocument, parse_french_text
 from kb.crtext.model import Entry
 from kb.crtext.numbers import parent_of, sort_key
 from kb.crtext.pdf import pdf_text
 from kb.models import Anomaly, Example, ImportRecord, Release, RuleVersion
 from kb.models.versioning import FrenchStatus, row_valid_on
 from search.indexing import enqueue
-
-from .texts import analyse
 
 #: How many candidate releases a refusal lists.
 CANDIDATES_SHOWN = 6
@@ -581,7 +580,7 @@ def run_import_command(command: Any, opts: dict[str, Any], *, user: str = "") ->
     """`import_rules --lang fr`: each French document in turn; refusals name the file."""
     from django.core.management.base import CommandError
 
-    from .sources import SourceError, read_sources
+    from kb.archive.sources import SourceError, read_sources
 
     translates = opts.get("translates")
     if isinstance(translates, str):

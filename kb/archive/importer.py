@@ -19,6 +19,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from kb.archive import carry, ledger
+from kb.archive.families import GlossaryFamily, RuleFamily
+from kb.archive.texts import analyse
+from kb.archive.timeline import Cell, Column, Family, restitch
 from kb.crtext.model import Document
 from kb.crtext.numbers import is_number
 from kb.crtext.references import expand_targets
@@ -34,11 +38,6 @@ from kb.models import (
 from kb.models.versioning import valid_on
 from kb.signals import release_changed, rules_changed
 from search.indexing import enqueue
-
-from . import carry, ledger
-from .families import GlossaryFamily, RuleFamily
-from .texts import analyse
-from .timeline import Cell, Column, Family, restitch
 
 
 class ImportRefused(Exception):
@@ -275,7 +274,7 @@ def _release_fields(doc, source, checksum, set_name, set_code) -> dict[str, Any]
 def _restore(carried: carry.Carried, date: dt.date) -> None:
     """Put a replaced release's work back; rows whose English text changed get their hashes
     and references recomputed."""
-    from kb.editing import refresh_glossary_version, refresh_rule_version
+    from kb.archive.editing import refresh_glossary_version, refresh_rule_version
 
     restored = carry.restore(carried, date)
     for vid in restored.rules:

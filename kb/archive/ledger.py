@@ -29,13 +29,12 @@ from typing import Any
 
 from django.db.models import Q
 
+from kb.archive.texts import hashes
 from kb.crtext.model import Document
 from kb.crtext.typography import digest
 from kb.dbutil import chunks
 from kb.models import Example, GlossaryVersion, Release, RuleNumber, RuleVersion
 from kb.models.rules import ExampleOrigin
-
-from .texts import hashes
 
 ENGLISH = "English correction"
 FRENCH = "French text"

@@ -16,9 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from kb.archive.texts import analyse
 from kb.crtext.numbers import parent_of
-
-from .texts import analyse
 
 #: Minimum token similarity to pair two leftover entries of the same parent.
 PAIR_THRESHOLD = 0.5

@@ -11,10 +11,9 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
+from kb.archive.importer import text_checksum
+from kb.archive.sources import Source
 from kb.crtext import CRFormatError, Document, decode_bytes, parse_text
-
-from .importer import text_checksum
-from .sources import Source
 
 
 @dataclass

@@ -24,18 +24,17 @@ from typing import Any
 
 from django.db import transaction
 
+from kb.archive import ledger
+from kb.archive.importer import Importer, ImportRefused, ImportResult, text_checksum
 from kb.crtext import CRFormatError, Document, decode_bytes, parse_text
+from kb.crtext.limits import MAX_DOCUMENT_BYTES
 from kb.diffing import REAL, classify
 from kb.hooks import maintainer_decisions
-from kb.limits import MAX_DOCUMENT_BYTES
 from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
 from kb.models.releases import today as site_today
 from kb.models.versioning import valid_on
 
-from . import ledger
-from .importer import Importer, ImportRefused, ImportResult, text_checksum
-
-#: The official TXT is about 1 MB; anything far larger is not one (kb.limits).
+#: The official TXT is about 1 MB; anything far larger is not one (kb.crtext.limits).
 MAX_UPLOAD_BYTES = MAX_DOCUMENT_BYTES
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.limits import (
+from kb.crtext.limits import (
     MAX_DOWNLOAD_BYTES,
     MAX_SET_CODE_CHARS,
     MAX_SET_NAME_CHARS,

@@ -23,9 +23,8 @@ from typing import Any
 
 from django.db import models
 
+from kb.archive.matching import Item
 from kb.dbutil import chunks, insert_returning, update_rows
-
-from .matching import Item
 
 
 @dataclass(slots=True)

@@ -1,10 +1,10 @@
 """Pure-Python reading of Comprehensive Rules text files (no Django here, by design)."""
 
-from .decode import decode_bytes
-from .errors import CRFormatError, LegacyLayoutError
-from .model import Anomaly, Document, Entry, GlossaryEntry, Reference
-from .parser import MODERN_LAYOUT_START, parse_bytes, parse_text
-from .references import expand_targets, find_references, mask_references
+from kb.crtext.decode import decode_bytes
+from kb.crtext.errors import CRFormatError, LegacyLayoutError
+from kb.crtext.model import Anomaly, Document, Entry, GlossaryEntry, Reference
+from kb.crtext.parser import MODERN_LAYOUT_START, parse_bytes, parse_text
+from kb.crtext.references import expand_targets, find_references, mask_references
 
 __all__ = [
     "MODERN_LAYOUT_START",

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import codecs
 
-from kb.limits import CONTROL_RE, MAX_DOCUMENT_BYTES
-
-from .errors import CRFormatError
+from kb.crtext.errors import CRFormatError
+from kb.crtext.limits import CONTROL_RE, MAX_DOCUMENT_BYTES
 
 _CONTROL_RE = CONTROL_RE  # declared with the other limits (the admin refuses the same)
 

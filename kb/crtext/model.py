@@ -6,8 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .numbers import Kind
-from .typography import fold
+from kb.crtext.numbers import Kind
+from kb.crtext.typography import fold
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,13 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from kb.limits import MAX_RULE_DIGITS
+from kb.crtext.limits import MAX_RULE_DIGITS
 
 Kind = Literal["section", "chapter", "rule", "subrule"]
 
 SECTION_RE = re.compile(r"^[1-9]$")
 CHAPTER_RE = re.compile(r"^[1-9]\d\d$")
-# At most MAX_RULE_DIGITS digits after the dot (kb.limits): a longer "number" is no rule's,
+# At most MAX_RULE_DIGITS digits after the dot (kb.crtext.limits): a longer "number" is no rule's,
 # and no URL can be built for it.
 _DIGITS = rf"\d{{1,{MAX_RULE_DIGITS}}}"
 RULE_RE = re.compile(rf"^([1-9]\d\d)\.({_DIGITS})$")

@@ -12,7 +12,9 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
-from kb.limits import (
+from kb.crtext.decode import decode_bytes
+from kb.crtext.errors import CRFormatError, LegacyLayoutError
+from kb.crtext.limits import (
     MAX_ALIASES,
     MAX_ENTRIES,
     MAX_GLOSSARY_ENTRIES,
@@ -23,11 +25,8 @@ from kb.limits import (
     MAX_TEXT_CHARS,
     date_problem,
 )
-
-from .decode import decode_bytes
-from .errors import CRFormatError, LegacyLayoutError
-from .model import Anomaly, Document, Entry, GlossaryEntry
-from .numbers import next_letters, parent_of
+from kb.crtext.model import Anomaly, Document, Entry, GlossaryEntry
+from kb.crtext.numbers import next_letters, parent_of
 
 #: The first release in the modern numbering; anything older is the legacy layout.
 MODERN_LAYOUT_START = dt.date(2009, 7, 11)
@@ -56,10 +55,10 @@ _DATE_RE = re.compile(
     r"\b(effective|current) as of ([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE
 )
 _LEGACY_HEADER_RE = re.compile(r"COMPREHENSIVE RULES\s+\d\d/\d\d/\d\d")
-_SECTION_RE = re.compile(r"^([1-9])\.\s+(\S.*)$")
-_CHAPTER_RE = re.compile(r"^([1-9]\d\d)\.\s+(\D.*)$")
+SECTION_RE = re.compile(r"^([1-9])\.\s+(\S.*)$")
+CHAPTER_RE = re.compile(r"^([1-9]\d\d)\.\s+(\D.*)$")
 _RULE_RE = re.compile(r"^([1-9]\d\d)\.( ?)(\d+)([a-z]{1,2})?(\.?)\s*(.*)$")
-_FIRST_RULE_RE = re.compile(r"^[1-9]\d\d\.\d+\.?\s")
+FIRST_RULE_RE = re.compile(r"^[1-9]\d\d\.\d+\.?\s")
 _EXAMPLE_RE = re.compile(r"^Example:\s*")
 _GLUED_TERM_RE = re.compile(r"^(.*?[A-Za-z)”\"])(1\.\s+\S.*)$")
 _DATE_SEARCH_LINES = 60
@@ -73,12 +72,12 @@ def parse_bytes(data: bytes, *, source: str = "") -> Document:
 def parse_text(text: str, *, source: str = "") -> Document:
     """Parse CR text (line ends already normalised to "\\n")."""
     try:
-        return _Parser(text.split("\n"), source).parse()
+        return Parser(text.split("\n"), source).parse()
     except CRFormatError as exc:
         raise exc.with_source(source) from None
 
 
-class _Parser:
+class Parser:
     #: How an example line starts ("Example:"); the French parser reads "Exemple :".
     example_re: re.Pattern[str] = _EXAMPLE_RE
 
@@ -96,7 +95,7 @@ class _Parser:
     def parse(self) -> Document:
         date_idx, date = self._effective_date()
         first_rule = next(
-            (i for i, line in enumerate(self.lines) if _FIRST_RULE_RE.match(line.strip())), None
+            (i for i, line in enumerate(self.lines) if FIRST_RULE_RE.match(line.strip())), None
         )
         if first_rule is None:
             raise CRFormatError("no numbered rules found (a line such as “100.1. …”)")
@@ -115,9 +114,7 @@ class _Parser:
         contents_idx = self._heading_after("Contents", date_idx, body_start)
         intro_end = contents_idx if contents_idx is not None else body_start
         title = next((line.strip() for line in self.lines if line.strip()), "")
-        introduction = _paragraphs(
-            self.lines[date_idx + 1 : intro_end], skip_heading="Introduction"
-        )
+        introduction = paragraphs(self.lines[date_idx + 1 : intro_end], skip_heading="Introduction")
         contents = (
             [line.strip() for line in self.lines[contents_idx + 1 : body_start] if line.strip()]
             if contents_idx is not None
@@ -125,7 +122,7 @@ class _Parser:
         )
         entries = self._entries(body_start, glossary_idx)
         glossary = self._glossary(glossary_idx + 1, credits_idx)
-        credits = _paragraphs(self.lines[credits_idx + 1 :])
+        credits = paragraphs(self.lines[credits_idx + 1 :])
         return Document(
             effective_date=date,
             title=title,
@@ -176,9 +173,9 @@ class _Parser:
         i = first_rule
         while i > 0:
             prev = self.lines[i - 1].strip()
-            if not prev or _SECTION_RE.match(prev) or _CHAPTER_RE.match(prev):
+            if not prev or SECTION_RE.match(prev) or CHAPTER_RE.match(prev):
                 i -= 1
-                if _SECTION_RE.match(prev):
+                if SECTION_RE.match(prev):
                     return i
             else:
                 break
@@ -277,10 +274,10 @@ class _Parser:
             if not letters:
                 last_rule[chapter] = rule_no
             return Entry(number, "subrule" if letters else "rule", text, lineno)
-        m = _CHAPTER_RE.match(line)
+        m = CHAPTER_RE.match(line)
         if m:
             return Entry(m.group(1), "chapter", m.group(2).strip(), lineno)
-        m = _SECTION_RE.match(line)
+        m = SECTION_RE.match(line)
         if m:
             return Entry(m.group(1), "section", m.group(2).strip(), lineno)
         return None
@@ -370,7 +367,7 @@ def check_line_lengths(lines: list[str]) -> None:
 
 
 def _check_text(text: str, lineno: int) -> None:
-    """Refuse an entry whose lines add up to more than `MAX_TEXT_CHARS` (kb.limits: the
+    """Refuse an entry whose lines add up to more than `MAX_TEXT_CHARS` (kb.crtext.limits: the
     admin refuses a longer text too)."""
     if len(text) > MAX_TEXT_CHARS:
         raise CRFormatError(
@@ -404,7 +401,7 @@ def _blocks(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, list
         yield first, block
 
 
-def _paragraphs(lines: list[str], skip_heading: str = "") -> str:
+def paragraphs(lines: list[str], skip_heading: str = "") -> str:
     paras = ["\n".join(b) for _, b in _blocks(lines, 0, len(lines))]
     if paras and skip_heading and paras[0] == skip_heading:
         paras = paras[1:]

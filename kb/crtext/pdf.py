@@ -20,11 +20,10 @@ import io
 import re
 from collections import Counter
 
-from kb.limits import MAX_DOWNLOAD_BYTES
-
-from .errors import CRFormatError
-from .french import heading_of, parse_french_date
-from .numbers import sort_key
+from kb.crtext.errors import CRFormatError
+from kb.crtext.french_parser import heading_of, parse_french_date
+from kb.crtext.limits import MAX_DOWNLOAD_BYTES
+from kb.crtext.numbers import sort_key
 
 _ENTRY_START_RE = re.compile(
     r"^(?:[1-9]\d\d\.\d+[a-z]{0,2}\.?\s|[1-9]\d\d\.\s+\D|[1-9]\.\s+\S|Exemples?[\s\u00a0\u202f]*:)"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .model import Reference
-from .numbers import letter_range
+from kb.crtext.model import Reference
+from kb.crtext.numbers import letter_range
 
 _TRIGGER_RE = re.compile(r"\b(rules?|sections?|r[èe]gles?)\s+(?=\d)", re.IGNORECASE)
 _RULE_ITEM_RE = re.compile(

@@ -16,10 +16,9 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from kb import hooks
+from kb.export import files, releases
+from kb.export.files import ExportError, Progress
 from kb.models import GlossaryTerm, Lineage, Release
-
-from . import files, releases
-from .files import ExportError, Progress
 
 
 def default_folder() -> Path:

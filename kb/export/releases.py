@@ -31,7 +31,7 @@ from kb.models import (
 )
 from kb.models.versioning import row_valid_on
 
-#: What a maintainer changed, kept apart from the official text (kb.editing writes them).
+#: What a maintainer changed, kept apart from the official text (kb.archive.editing writes them).
 EDIT_FIELDS = ("source_text", "en_edited", "fr_edited", "edited_by", "edited_at")
 
 RELEASE_FIELDS = ("set_code", "title", "introduction", "credits", "source", "sha256", "counts")

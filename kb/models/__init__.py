@@ -1,10 +1,10 @@
 """Models of the rules archive (README: "How the archive is stored")."""
 
-from .glossary import GlossaryTerm, GlossaryVersion
-from .records import Anomaly, ImportRecord
-from .releases import Release
-from .rules import Example, Lineage, Reference, RuleNumber, RuleVersion
-from .vocabulary import VocabularyTerm
+from kb.models.glossary import GlossaryTerm, GlossaryVersion
+from kb.models.records import Anomaly, ImportRecord
+from kb.models.releases import Release
+from kb.models.rules import Example, Lineage, Reference, RuleNumber, RuleVersion
+from kb.models.vocabulary import VocabularyTerm
 
 __all__ = [
     "Anomaly",

@@ -9,9 +9,8 @@ from django.db import models
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from kb.limits import CONTROL_RE, MAX_ALIASES, MAX_HEADWORD_CHARS
-
-from .versioning import IntervalQuerySet, TextVersionBase, interval_check
+from kb.crtext.limits import CONTROL_RE, MAX_ALIASES, MAX_HEADWORD_CHARS
+from kb.models.versioning import IntervalQuerySet, TextVersionBase, interval_check
 
 
 def alias_list(value: Any) -> list[str]:
@@ -27,7 +26,7 @@ def alias_list(value: Any) -> list[str]:
 
 def alias_errors(value: Any) -> str:
     """Why `value` is not a valid aliases list (empty string: it is). The bounds are the
-    import's (kb.limits): at most MAX_ALIASES aliases, each at most a headword long."""
+    import's (kb.crtext.limits): at most MAX_ALIASES aliases, each at most a headword long."""
     if not isinstance(value, list):
         return 'aliases must be a JSON list of strings, e.g. ["Attack", "Attacks"]'
     bad = [repr(a) for a in value if not isinstance(a, str) or not a.strip()]
@@ -81,7 +80,7 @@ class GlossaryVersion(TextVersionBase):
         """ "Trample (current since 2009-07-11)": the headword and when it was in force."""
         if not self.valid_from:
             return self.headword
-        from .rules import validity_words
+        from kb.models.rules import validity_words
 
         return f"{self.headword} ({validity_words(self.valid_from, self.valid_to)})"
 
@@ -100,7 +99,7 @@ class GlossaryVersion(TextVersionBase):
             return ""
 
     def clean(self) -> None:
-        from .rules import interval_errors, overlap_errors
+        from kb.models.rules import interval_errors, overlap_errors
 
         label = f"glossary “{self.headword}” ({self.valid_from})"
         errors = interval_errors(self, label)

@@ -14,8 +14,13 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from kb.crtext.numbers import is_number
-
-from .versioning import IntervalBase, IntervalQuerySet, TextVersionBase, interval_check, valid_on
+from kb.models.versioning import (
+    IntervalBase,
+    IntervalQuerySet,
+    TextVersionBase,
+    interval_check,
+    valid_on,
+)
 
 
 def interval_errors(obj: IntervalBase, label: str) -> dict[str, str]:
@@ -237,7 +242,7 @@ def validity_words(valid_from: dt.date, valid_to: dt.date | None) -> str:
     """When a row is in force, as the change forms' titles say it: "current since 2024-08-02"
     (in force today: kb.selectors.today, the day the site reads), "2009-07-11 to 2011-06-17",
     "to come on 2099-01-01" for a release loaded before its date."""
-    from .releases import today
+    from kb.models.releases import today
 
     now = today()
     start = valid_from.isoformat()

@@ -93,7 +93,8 @@ class TextVersionBase(IntervalBase):
     )
     fr_status = models.CharField(max_length=12, choices=FrenchStatus.choices, blank=True)
     # What a maintainer changed, kept apart from what the official source says, so that an
-    # import can tell the two apart and carry the maintainer's work over (kb.editing writes them).
+    # import can tell the two apart and carry the maintainer's work over (kb.archive.editing writes
+    # them).
     source_text = models.TextField(
         _("official English text"),
         blank=True,

@@ -13,11 +13,10 @@ from django.utils import translation
 from ninja import Query, Router, Schema
 
 from config import languages
-from kb.api import LanguageCode
+from kb.sitesearch import presenting, service
+from kb.sitesearch.throttling import SearchThrottle
+from kb.web.api_types import LanguageCode
 from search import registry
-
-from . import presenting, service
-from .throttling import SearchThrottle
 
 router = Router(tags=["search"])
 

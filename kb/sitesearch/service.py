@@ -19,18 +19,19 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import glosses, page_cache, selectors
+from kb import selectors
 from kb.crtext.numbers import is_number
+from kb.french import glosses
 from kb.models import Release
+from kb.sitesearch import crosslingual, meaning, understanding
 from kb.stamps import archive_generation
+from kb.web import page_cache
 from search.analysis import english as english_analyzer
 from search.analysis import fold, is_stop_word, plain, stem_words
 from search.backend import SearchRequest, SearchUnavailable, Suggestion, get_backend
 from search.documents import Hit, Results
 from search.registry import document_type
 from search.syntax import Group, Item, ParsedQuery, Phrase, Word, parse
-
-from . import crosslingual, meaning, understanding
 
 log = logging.getLogger(__name__)
 PER_PAGE = 20
@@ -108,7 +109,7 @@ def search(
     if parsed.empty or chosen is None:
         return out
     date = chosen.effective_date
-    number = selectors.number_in_query(parsed.text)
+    number = understanding.number_in_query(parsed.text)
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
     term = understanding.definition_term(parsed.text) if not parsed.excluded else ""

@@ -158,3 +158,15 @@ def question_shaped(text: str) -> bool:
     if len(words) < QUESTION_MIN_WORDS:
         return False
     return text.rstrip().endswith("?") or words[0].strip("?,.!") in _QUESTION_OPENERS
+
+
+_NUMBER_QUERY_RE = re.compile(
+    r"^(?:(?:cr|rule|r[èe]gle|r)\s*\.?\s*)?([1-9]\d\d(?:\.\d+(?:\s?[a-z]{1,2})?)?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def number_in_query(query: str) -> str | None:
+    """A rule number typed in any usual shape ("602.2a", "602.2 a", "CR 602.2a", "R602.2a")."""
+    m = _NUMBER_QUERY_RE.match(query.strip())
+    return m.group(1).replace(" ", "").lower() if m else None

@@ -17,12 +17,12 @@ from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import page_cache, selectors
+from kb import selectors
+from kb.sitesearch import markup, presenting, service, throttling
+from kb.web import page_cache
 from search import registry
 from search.documents import Hit
 from search.registry import document_type
-
-from . import markup, presenting, service, throttling
 
 PAGE_WINDOW = 3
 

@@ -1,4 +1,4 @@
-"""Template helpers for French texts beside English ones (kb.french_status)."""
+"""Template helpers for French texts beside English ones (kb.french.status)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from kb.french_status import FrenchText, WorkChapter
+from kb.french.status import FrenchText, WorkChapter
 
 register = template.Library()
 

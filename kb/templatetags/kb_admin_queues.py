@@ -1,5 +1,5 @@
 """`{% review_queues as queues %}`: the review queues the current user may open, counted
-(kb.admin_queues), for the admin index. A tag rather than a wrapped index view: any app can
+(kb.admin.queues), for the admin index. A tag rather than a wrapped index view: any app can
 register queues without touching the admin site."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from kb.admin_queues import QueueCount, queue_counts
+from kb.admin.queues import QueueCount, queue_counts
 
 register = template.Library()
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING
 
 from django import template
-from django.utils import formats
 from django.utils.html import conditional_escape, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -17,40 +15,19 @@ from django.utils.translation import gettext as _
 if TYPE_CHECKING:
     from kb.history import DiffItem
 
+from kb.web import formatting
+
 register = template.Library()
 
 
-@register.filter
-def longdate(value: dt.date | None) -> str:
-    """August 7, 2026 in English, 7 août 2026 in French."""
-    if value is None:
-        return ""
-    return _long_date(value, (get_language() or "en")[:2])
-
-
-@lru_cache(maxsize=8192)
-def _long_date(value: dt.date, lang: str) -> str:
-    """Memoised: pages with hundreds of rulings format the same few dates over and over."""
-    return formats.date_format(value, "j F Y" if lang == "fr" else "F j, Y")
-
-
-@register.filter
-def set_name(release: object) -> str:
-    """The release's set name in the page's language, English where no translation exists."""
-    return getattr(release, "set_name", "") or ""
-
-
-@register.filter
-def symbols(text: str) -> str:
-    """Card text with {T}, {2/W}… drawn as symbols (everything else escaped)."""
-    from kb.rendering import render_text
-
-    return render_text(text or "", [], lambda number: None)
+register.filter("longdate", formatting.longdate)
+register.filter("set_name", formatting.set_name)
+register.filter("symbols", formatting.symbols)
 
 
 @register.filter
 def switcher_items(switcher: list[dict[str, object]]) -> str:
-    """The release switcher's list items (kb.views._Page.switcher): a hundred of them on an
+    """The release switcher's list items (kb.web.views._Page.switcher): a hundred of them on an
     old rule cost the template loop about 2.5 ms a page. Escaped as the template did (html's
     escape is what Django's own calls)."""
     rows = []
@@ -127,32 +104,10 @@ def change_kinds(kinds: list[str]) -> str:
     """Badges for change kinds (new, moved, wording, examples, reference, typography…)."""
     if not kinds:
         return ""
-    labels = _kind_labels(get_language() or "en")
+    labels = formatting.kind_labels(get_language() or "en")
     return format_html_join(
         "", '<span class="kind kind-{}">{}</span>', ((k, labels.get(k, k)) for k in kinds)
     )
-
-
-def kind_labels(language: str) -> dict[str, str]:
-    """The change-kind labels of a language, for what is not a template (feeds)."""
-    return _kind_labels(language)
-
-
-@lru_cache(maxsize=8)
-def _kind_labels(language: str) -> dict[str, str]:
-    """Change-kind labels in a language (translated once per process, not once per item)."""
-    return {
-        "new": _("new"),
-        "moved": _("moved"),
-        "wording": _("wording"),
-        "examples": _("examples"),
-        "reference": _("reference renumbered"),
-        "typography": _("typography only"),
-        "renamed": _("renamed"),
-        "removed": _("removed"),
-        "added": _("added"),
-        "changed": _("changed"),
-    }
 
 
 @register.simple_tag
@@ -201,7 +156,7 @@ def entry_title_short(entry: object) -> str:
 def _french_title(entry: object) -> str:
     """The French document's title of this version where one is loaded, else the
     vocabulary's French name of the title ("" when neither)."""
-    from kb.glosses import french_title
+    from kb.french.glosses import french_title
 
     version = getattr(entry, "version", None)
     document = getattr(version, "text_fr", "") if version is not None else ""

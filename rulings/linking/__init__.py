@@ -19,11 +19,11 @@ forms and curated concepts), `context_rules` (when a term named is not the topic
 what a change of the rules touches, right after the import that changed them).
 """
 
-from .batch import PARALLEL_FROM, link_rulings, rules_changed_since_linking
-from .changed import Relinked, relink_changed, rulings_touched
-from .lineage_numbers import MODERN_CR, Numbers, refresh_numbers, scoring_key
-from .linker import MAX_CONCEPTS, MAX_LINKS, Found, Linker
-from .terms import (
+from rulings.linking.batch import PARALLEL_FROM, link_rulings, rules_changed_since_linking
+from rulings.linking.changed import Relinked, relink_changed, rulings_touched
+from rulings.linking.lineage_numbers import MODERN_CR, Numbers, refresh_numbers, scoring_key
+from rulings.linking.linker import MAX_CONCEPTS, MAX_LINKS, Found, Linker
+from rulings.linking.terms import (
     EVERGREEN,
     EVERYDAY,
     STRUCTURAL,

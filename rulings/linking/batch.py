@@ -17,10 +17,9 @@ from django.utils import timezone
 
 from kb.dbutil import chunks, insert_rows
 from kb.models import Release
-
-from ..models import Card, CardFace, LinkKind, Ruling, RulingLink
-from ..stamp import bump as bump_stamp
-from .linker import Found, Linker
+from rulings.linking.linker import Found, Linker
+from rulings.models import Card, CardFace, LinkKind, Ruling, RulingLink
+from rulings.stamp import bump as bump_stamp
 
 #: From this many rulings, the linker reads them in two processes (the bench's 43,774: 30 s
 #: in one, about half in two).

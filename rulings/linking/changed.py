@@ -34,12 +34,11 @@ from kb.crtext.numbers import is_number
 from kb.dbutil import chunks
 from kb.models import GlossaryVersion, RuleNumber
 from kb.models.glossary import alias_list
-
-from ..models import Card, CardFace, Ruling, RulingLink
-from .batch import link_rulings
-from .defined_terms import forms_of
-from .linker import Linker
-from .topics import topic_of
+from rulings.linking.batch import link_rulings
+from rulings.linking.defined_terms import forms_of
+from rulings.linking.linker import Linker
+from rulings.linking.topics import topic_of
+from rulings.models import Card, CardFace, Ruling, RulingLink
 
 #: From this share of the rulings touched, everything is relinked (one pass, no lookups).
 EVERYTHING_FROM = 0.5

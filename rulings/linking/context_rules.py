@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .literals import prefilterable
+from rulings.linking.literals import prefilterable
 
 
 @dataclass(frozen=True)

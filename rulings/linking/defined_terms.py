@@ -22,8 +22,7 @@ from kb.crtext.numbers import kind_of
 from kb.crtext.references import find_references
 from kb.models import GlossaryVersion, RuleNumber, RuleVersion
 from kb.models.glossary import alias_list
-
-from .terms import WORD_RE, Term, word
+from rulings.linking.terms import WORD_RE, Term, word
 
 #: A term the rules write more often than this is an everyday word of the game, not a topic
 #: (tuned on the dev set: "triggered ability" and "combat damage" are everyday by this measure,

@@ -12,9 +12,8 @@ from collections import defaultdict
 from kb.crtext.numbers import kind_of, parent_of
 from kb.dbutil import update_rows
 from kb.models import Release, RuleNumber
-
-from ..models import RulingLink
-from ..stamp import bump as bump_stamp
+from rulings.models import RulingLink
+from rulings.stamp import bump as bump_stamp
 
 #: The modern Comprehensive Rules start here; older rulings predate them.
 MODERN_CR = dt.date(2009, 7, 11)

@@ -8,9 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kb.crtext.references import find_references
-
-from ..headings import heading_title, heading_topic
-from .context_rules import (
+from rulings.importing.headings import heading_title, heading_topic
+from rulings.linking.context_rules import (
     Reading,
     inside,
     keyword_case,
@@ -18,10 +17,10 @@ from .context_rules import (
     names_one,
     names_own_ability,
 )
-from .defined_terms import defined_terms
-from .lineage_numbers import MODERN_CR, Numbers
-from .literals import may_match, prefilterable, required_literals
-from .terms import (
+from rulings.linking.defined_terms import defined_terms
+from rulings.linking.lineage_numbers import MODERN_CR, Numbers
+from rulings.linking.literals import may_match, prefilterable, required_literals
+from rulings.linking.terms import (
     EVERGREEN,
     EVERYDAY,
     NO_TERM,
@@ -32,7 +31,7 @@ from .terms import (
     keyword_terms,
     word,
 )
-from .topics import Agreement, Topics, topic_of
+from rulings.linking.topics import Agreement, Topics, topic_of
 
 #: Links kept per ruling (the most trusted first), of which curated rules concepts at most
 #: MAX_CONCEPTS: a ruling is usually about one concept; more are mostly incidental mentions.

@@ -8,7 +8,7 @@ def mark_headings(apps, schema_editor) -> None:
     """Separator lines already stored become headings, their rulings grouped under them; the
     rulings concerned are left to relink (linked_at cleared: the loader links those) and the
     index drops the headings (an outbox entry per card)."""
-    from rulings.headings import Row, groups, heading_title
+    from rulings.importing.headings import Row, groups, heading_title
 
     Ruling = apps.get_model("rulings", "Ruling")
     IndexOutbox = apps.get_model("search", "IndexOutbox")

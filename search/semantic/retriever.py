@@ -27,10 +27,9 @@ from django.conf import settings
 
 from search.documents import Passage
 from search.registry import document_types
-
-from . import store
-from .encoder import Encoder, WeightsError
-from .weights import weights_path
+from search.semantic import store
+from search.semantic.encoder import Encoder, WeightsError
+from search.semantic.weights import weights_path
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .encoder import WEIGHTS_NAME, WEIGHTS_SHA256
+from search.semantic.encoder import WEIGHTS_NAME, WEIGHTS_SHA256
 
 
 def weights_path() -> Path:

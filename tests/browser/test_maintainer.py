@@ -53,7 +53,7 @@ def maintainer(server_url, search_index, django_db_blocker) -> Iterator[tuple[st
 def current_602_2a(django_db_blocker) -> Iterator[int]:
     """The id of 602.2a's current version; afterwards its French text, edit marks and the
     history rows the test made are put back, and the index follows."""
-    from kb import editing
+    from kb.archive import editing
     from kb.models import Release, RuleNumber, RuleVersion
     from search.indexing import drain
 

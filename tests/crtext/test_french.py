@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from kb.crtext import CRFormatError
-from kb.crtext.french import parse_french_bytes, parse_french_date, parse_french_text
+from kb.crtext.french_parser import parse_french_bytes, parse_french_date, parse_french_text
 from kb.crtext.pdf import join_paragraphs, pdf_text, strip_page_furniture
 from tests.crtext.french_fixtures import french_document, french_pdf, requires_seed
 

@@ -74,10 +74,10 @@ def clear_archive() -> None:
 
 @contextmanager
 def without_page_cache() -> Iterator[None]:
-    """Pages as their views build them: the whole-page cache (kb/page_cache.py) kept out, so
+    """Pages as their views build them: the whole-page cache (kb/web/page_cache.py) kept out, so
     that a second read measures the view again, not a cache hit (hits are measured in
     tests/kb/test_page_cache.py)."""
-    from kb import page_cache
+    from kb.web import page_cache
 
     kept = page_cache.may_read
     page_cache.may_read = lambda request: False
@@ -91,7 +91,7 @@ def page_queries(client: Client, url: str, params: dict | None = None) -> int:
     """Queries of a page once per-process caches are warm: the least of two reads, with the
     vocabulary's stamp (re-read every 2 s: a slow first read would leave it stale) trusted
     for the while. The page as its view builds it (without_page_cache)."""
-    from kb import glosses
+    from kb.french import glosses
 
     trusted, glosses.STAMP_SECONDS = glosses.STAMP_SECONDS, 3600.0
     try:

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from kb import editing
+from kb.archive import editing
 from kb.models import Example, GlossaryVersion, Release, VocabularyTerm
 from tests.kb.html_forms import form_values
 from tests.kb.test_editing import demo, version_of  # noqa: F401 (fixture)

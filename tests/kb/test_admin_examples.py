@@ -3,7 +3,7 @@
 
 Adding one answered 500 every time (the change message formatted the formset's unsaved
 instance, which has no position) and the maintainer's form was lost. Each save goes through
-kb.editing: the example's history, the version's hashes and "edited by", the index's outbox
+kb.archive.editing: the example's history, the version's hashes and "edited by", the index's outbox
 and the public page follow."""
 
 from __future__ import annotations

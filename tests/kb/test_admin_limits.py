@@ -1,7 +1,7 @@
 """The rules admin accepts only what an import accepts (issue 31), on the full archive: a 2 MB
 rule text (English or French), a glossary text past the limit, 5,000 aliases, an example of
 1 MB, a control character: each is an error on its field (no 500, nothing cut, nothing saved),
-with the limits of kb.limits, the ones the CR parser applies to a file."""
+with the limits of kb.crtext.limits, the ones the CR parser applies to a file."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from kb.crtext import CRFormatError, parse_text
-from kb.limits import MAX_ALIASES, MAX_TEXT_CHARS
+from kb.crtext.limits import MAX_ALIASES, MAX_TEXT_CHARS
 from kb.models import Example, GlossaryVersion, RuleVersion
 from tests.conftest import CR_EN
 from tests.kb.helpers import current_date as current

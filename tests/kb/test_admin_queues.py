@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
-from kb import editing
+from kb.archive import editing
 from kb.models import VocabularyTerm
 from roles.groups import MAINTAINERS
 from tests.kb.test_editing import demo, version_of  # noqa: F401 (fixture)
@@ -79,7 +79,7 @@ def test_the_index_shows_each_queue_with_the_count_its_link_lists(
 
 
 def test_the_french_queues_count_what_their_filters_list(maintainer: Client) -> None:
-    """kb.admin_french's counts, registered: missing, stale and unofficial French texts of
+    """kb.admin.french_filters's counts, registered: missing, stale and unofficial French texts of
     the current release, each the number of rule versions its filtered list shows."""
     editing.edit_rule_version(version=version_of("602.2a"), user="t", text_fr="Texte.")
     queues = queues_on_index(maintainer)
@@ -126,16 +126,16 @@ def test_the_vocabulary_queue_empties_through_the_bulk_action_with_history(
 
 def test_the_french_queues_are_counted_once_per_index_page(maintainer: Client, monkeypatch) -> None:
     """The three French queues are one group: their states are read once per page."""
-    import kb.admin
+    import kb.admin.model_admins
 
     calls: list[int] = []
-    real = kb.admin.french_queue_counts
+    real = kb.admin.model_admins.french_queue_counts
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(kb.admin, "french_queue_counts", counted)
+    monkeypatch.setattr(kb.admin.model_admins, "french_queue_counts", counted)
     queues = queues_on_index(maintainer)
     assert len(calls) == 1
     assert {"french-missing", "french-stale", "french-unofficial"} <= set(queues)

@@ -1,6 +1,6 @@
 """Per-process tables of the glossary follow an edit made by another process (issue 31).
 
-The glossary's links in rule texts (kb.selectors._term_index) and search's table of glossary
+The glossary's links in rule texts (kb.web.entries._term_index) and search's table of glossary
 names (kb.sitesearch.service's glossary_targets and glossary_stems) were kept under the
 release's import checksum, which an edit does not change: the editing process cleared its own
 copies, every other worker kept the old glossary until it restarted. Here a web server

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, transaction
 from django.test import Client
 
-from kb import editing
+from kb.archive import editing
 from kb.models import (
     GlossaryVersion,
     ImportRecord,
@@ -280,7 +280,7 @@ def test_replace_refuses_to_lose_work_unless_forced(demo, tmp_path: Path) -> Non
 
 
 def test_an_edited_vocabulary_term_survives_a_rebuild(demo) -> None:
-    from rulings.vocabulary import _store
+    from rulings.vocabulary.mining import _store
 
     lineage = version_of("602.2a").lineage_id
     term = VocabularyTerm.objects.create(

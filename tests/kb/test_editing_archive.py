@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from kb import editing
+from kb.archive import editing
 from kb.models import ImportRecord, Release, RuleNumber, RuleVersion
 from search.indexing import drain
 from tests.conftest import release_files

@@ -4,7 +4,7 @@ rule text: tests/kb/test_editing_archive.py; a ruling: tests/rulings/test_edits_
 
 Each edit is an admin POST of the form as rendered. The commit hooks run as they would after
 the request's commit (the signal that relinks rulings, the index drain), then the pages are
-read by an anonymous client through the page cache (kb/page_cache.py), as another worker
+read by an anonymous client through the page cache (kb/web/page_cache.py), as another worker
 would: each page is read and kept before the edit, the edit's purge of the cache is switched
 off (it empties only the editing process's store with a per-process cache), and each page is
 read twice after it (built under the moved key, then served from the cache). The on-disk index
@@ -20,8 +20,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from kb import editing, page_cache
+from kb.archive import editing
 from kb.models import Release, RuleNumber, RuleVersion, VocabularyTerm
+from kb.web import page_cache
 from search.indexing import drain
 from tests.kb.html_forms import form_values
 from tests.kb.test_editing_archive import current_602_2a

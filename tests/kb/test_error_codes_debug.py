@@ -134,7 +134,7 @@ def test_what_fails_outside_a_view_gets_the_sites_400_page_too(client: Client) -
     active language."""
     from django.utils import translation
 
-    from kb.error_pages import bad_request_page
+    from kb.web.error_pages import bad_request_page
 
     with override_settings(DEBUG=False):
         en = client.get("/en/", HTTP_HOST="scanner.example.net")

@@ -93,7 +93,7 @@ def test_a_views_error_under_debug_shows_the_sites_500_page_and_logs_it(
 ) -> None:
     """`make run` (DEBUG) shows the page production shows, in the reader's language; the
     traceback goes to the log, once. KB_TECHNICAL_500 brings Django's technical page back."""
-    from kb import views
+    from kb.web import views
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug in a view")

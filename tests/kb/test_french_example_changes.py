@@ -1,9 +1,9 @@
-"""The examples' part of the stale diff (kb.french_status.example_changes): what a translator
+"""The examples' part of the stale diff (kb.french.status.example_changes): what a translator
 must update besides the rule's text."""
 
 from __future__ import annotations
 
-from kb.french_status import example_changes
+from kb.french.status import example_changes
 
 
 def test_added_removed_and_reworded_examples_are_told_apart() -> None:

@@ -158,7 +158,7 @@ def test_a_date_with_no_release_attaches_to_the_one_before_with_a_warning(
 def test_over_the_whole_archive_the_refusal_lists_2010_04_23_and_2010_06_18_first(
     archive,
 ) -> None:
-    from kb.crtext.french import parse_french_text
+    from kb.crtext.french_parser import parse_french_text
 
     doc = parse_french_text(french_document(date_line=False))
     ranked = candidate_releases(doc=doc)

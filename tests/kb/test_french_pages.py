@@ -20,9 +20,9 @@ from django.db.models import F, Q
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from kb import editing
-from kb.admin_french import french_queue_counts, french_version_ids
-from kb.french_status import FrenchText, french_states, rule_french_states, worklist
+from kb.admin.french_filters import french_queue_counts, french_version_ids
+from kb.archive import editing
+from kb.french.status import FrenchText, french_states, rule_french_states, worklist
 from kb.models import RuleVersion
 from kb.selectors import rule_version
 from tests.crtext.french_fixtures import french_document, requires_seed
@@ -309,7 +309,7 @@ def test_pages_with_french_cost_the_same_queries(french, client) -> None:
     RuleVersion.objects.exclude(text_fr="").update(text_fr="", fr_status="", fr_release=None)
     assert with_french == measure()
     # 11, 3 for a rulings panel, and 1 on a chapter: the archive state keying its cached
-    # entries (kb.fragments).
+    # entries (kb.web.fragments).
     assert max(with_french.values()) <= 15, with_french
 
 

@@ -1,4 +1,4 @@
-"""French glosses on English rule text under /fr/ (kb.glosses)."""
+"""French glosses on English rule text under /fr/ (kb.french.glosses)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from kb.glosses import build
+from kb.french.glosses import build
 
 TERMS = [
     ("Trample", "Piétinement", "keyword ability", False),
@@ -175,7 +175,7 @@ def test_french_titles_and_glosses_cost_a_fixed_few_queries(cards, client: Clien
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from kb import glosses
+    from kb.french import glosses
 
     def count(url: str) -> int:
         glosses.forget()  # the worst case: the vocabulary read again

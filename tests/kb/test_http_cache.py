@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from kb import editing
+from kb.archive import editing
 from kb.models import RuleNumber, RuleVersion
 from tests.kb.helpers import DEMO, clear_archive, run
 

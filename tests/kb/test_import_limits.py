@@ -1,4 +1,4 @@
-"""Rules imports refuse what no official document holds (kb.limits): over-long rule numbers,
+"""Rules imports refuse what no official document holds (kb.crtext.limits): over-long rule numbers,
 lines and headwords, dates out of range, NUL bytes, undecodable bytes, too many rules, files
 too large, a versions.csv that is not UTF-8 or holds a bad row. Each refusal names the file,
 the line (and the column for versions.csv) and changes nothing; the admin's upload refuses the
@@ -17,9 +17,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import CommandError
 from django.test import Client, override_settings
 
-from kb import limits
-from kb.crtext import CRFormatError
-from kb.crtext.french import parse_french_text
+from kb.crtext import CRFormatError, limits
+from kb.crtext.french_parser import parse_french_text
 from kb.crtext.numbers import is_number
 from kb.crtext.pdf import pdf_text
 from kb.documents import rule_documents, rule_url

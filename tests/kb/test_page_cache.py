@@ -1,4 +1,4 @@
-"""The whole-page cache (kb/page_cache.py, issue 16), on the demo set: an anonymous reader's
+"""The whole-page cache (kb/web/page_cache.py, issue 16), on the demo set: an anonymous reader's
 second request is answered from the `pages` alias without the view; staff, POSTs, errors and
 the admin never are; an edit by any process moves the key (tested here with the purge switched
 off, as a per-process cache in another worker would be); a cached search still counts against
@@ -15,8 +15,9 @@ from django.db import connection
 from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
 
-from kb import editing, page_cache
+from kb.archive import editing
 from kb.models import Release, RuleNumber, RuleVersion
+from kb.web import page_cache
 from rulings.corrections import save_card, save_ruling
 from rulings.models import Card, Ruling
 from search.indexing import rebuild

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
-from kb import page_cache
+from kb.web import page_cache
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 HEADER = page_cache.HEADER

@@ -156,7 +156,7 @@ def test_french_interface_dates_and_notice(client: Client, cards) -> None:
     assert "Règle 602.2a" in html and "Sommaire" in html and "Glossaire" in html
     assert "version du 7 août 2026" in html
     assert "Aucun texte officiel français des Règles complètes n’est chargé" in html
-    # The English text, its terms glossed in French (kb.glosses: "player (joueur)").
+    # The English text, its terms glossed in French (kb.french.glosses: "player (joueur)").
     assert '<span class="text" lang="en">The player<span class="gloss" lang="fr"' in html
     assert "(joueur)</span> announces" in html
     assert "Formulation modifiée le 7 juin 2024" in html
@@ -245,7 +245,7 @@ def test_headings_and_neighbours_follow_an_edit_at_once(client: Client) -> None:
     """A rule page's section and chapter headings, the rule above a subrule and the previous
     and next links come from tables kept per release and archive state (kb.selectors): a
     maintainer's edit of a chapter's title shows on the next page read."""
-    from kb import editing
+    from kb.archive import editing
     from kb.models import Release, RuleVersion
 
     date = Release.objects.latest("effective_date").effective_date

@@ -14,8 +14,8 @@ from django.contrib.auth.models import Group, Permission, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from kb import editing
-from kb.admin_publish import upload_dir
+from kb.admin.publish import upload_dir
+from kb.archive import editing
 from kb.archive.publishing import PublishError, preview_release, publish_release
 from kb.models import ImportRecord, Release, RuleNumber, RuleVersion
 from roles.groups import MAINTAINERS

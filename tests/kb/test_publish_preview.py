@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from kb import editing
+from kb.archive import editing
 from kb.archive.importer import Importer
 from kb.archive.publishing import not_yet_in_force, preview_release
 from kb.models import Example, GlossaryVersion, Release, RuleNumber, RuleVersion

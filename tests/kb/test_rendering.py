@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from kb.rendering import Span, TermIndex, render_text, term_linker
-from kb.symbols import describe
+from kb.web.rendering import Span, TermIndex, render_text, term_linker
+from kb.web.symbols import describe
 
 
 def resolve(number: str) -> str | None:

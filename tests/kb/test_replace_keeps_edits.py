@@ -29,8 +29,7 @@ import pytest
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from kb import editing
-from kb.archive import ledger
+from kb.archive import editing, ledger
 from kb.archive.publishing import read_document
 from kb.crtext import Document
 from kb.models import Example, GlossaryVersion, ImportRecord, RuleNumber, RuleVersion

@@ -1,7 +1,8 @@
 """The rulings admin accepts only what `import_cards` accepts (issue 31), on the shared cards
 and rulings: a 1 MB ruling, ruling dates 0001-01-01 and 9999-12-31, a card layout
 `bogus<script>`, a mana value out of range, 5,000 keywords, a 1 MB Oracle text. Each is an
-error on its field (no 500, nothing cut, nothing saved), with the limits of rulings.limits, the
+error on its field (no 500, nothing cut, nothing saved), with the limits of
+rulings.importing.limits, the
 ones the import applies to a file (which refuses the same layout)."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from rulings import limits
+from rulings.importing import limits
 from rulings.models import Card, Ruling
 from tests.conftest import CARDS
 from tests.kb.helpers import run

@@ -1,4 +1,5 @@
-"""French names, type lines and texts per face of multi-face cards (rulings.french_faces), on
+"""French names, type lines and texts per face of multi-face cards
+(rulings.importing.french_faces), on
 the shapes the real data has and on the real data itself."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 import pytest
 from django.test import Client
 
-from rulings.french_faces import french_faces, undouble
+from rulings.importing.french_faces import french_faces, undouble
 from rulings.models import Card
 from rulings.names import search_cards as search_names
 from tests.conftest import CARDS
@@ -193,7 +194,7 @@ def _scryfall(record: dict, text: str) -> dict:
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_a_reimport_without_french_keeps_the_french_of_each_face(cards, tmp_path) -> None:
-    from rulings.importing import import_cards
+    from rulings.importing.cards import import_cards
 
     record = next(
         r for r in _source_multi_face() if r["name"] == "Delver of Secrets // Insectile Aberration"

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 from django.test import Client
 
-from rulings.headings import Row, group_rulings, groups, heading_title, heading_topic
+from rulings.importing.headings import Row, group_rulings, groups, heading_title, heading_topic
 from rulings.models import Card, Ruling
 
 DAY = dt.date(2017, 8, 25)

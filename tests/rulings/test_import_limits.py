@@ -1,4 +1,5 @@
-"""import_cards refuses what no card or rulings file holds (rulings.limits): bytes that are not
+"""import_cards refuses what no card or rulings file holds (rulings.importing.limits): bytes that
+are not
 UTF-8, nesting past the limit (a hundred thousand brackets too), wrong types, a truncated
 gzip, NaN and infinite numbers, a string of keywords, NUL characters, dates out of range,
 over-long fields and lines, a file past the size limit. Each refusal is a CommandError naming
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.core.management.base import CommandError
 
-from rulings import limits, sources
+from rulings.importing import limits, sources
 from rulings.models import Card, CardFace, Ruling, RulingLink
 from tests.kb.helpers import run
 from tests.rulings.helpers import clear_cards

@@ -8,10 +8,10 @@ import datetime as dt
 
 import pytest
 
-from kb.french_status import rule_french_states
+from kb.french.status import rule_french_states
 from kb.models import Release, RuleVersion
 from rulings.linking.lineage_numbers import Numbers
-from rulings.vocabulary import keywords_in_force
+from rulings.vocabulary.mining import keywords_in_force
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

@@ -20,7 +20,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from kb import editing
+from kb.archive import editing
 from kb.archive.importer import Importer
 from kb.archive.publishing import publish_release
 from kb.models import RuleNumber, RuleVersion

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kb.models import VocabularyTerm
-from rulings.vocabulary import (
+from rulings.vocabulary.mining import (
     VocabularyFileError,
     build_vocabulary,
     keywords_in_force,
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_keyword_lines_pair_up_item_by_item() -> None:
-    from rulings.vocabulary import Keyword
+    from rulings.vocabulary.mining import Keyword
 
     keywords = [
         Keyword("Flying", 1, "keyword ability"),

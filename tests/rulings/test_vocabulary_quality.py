@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from kb import editing
+from kb.archive import editing
 from kb.models import VocabularyTerm
-from rulings.french_forms import action_term, infinitive, is_conjugated, phrase_around
-from rulings.vocabulary import _FR_STOP
+from rulings.vocabulary.french_forms import action_term, infinitive, is_conjugated, phrase_around
+from rulings.vocabulary.mining import _FR_STOP
 
 SAMPLE = Path(__file__).with_name("vocabulary_sample.csv")
 #: Measured on the real data after tuning (93 of the 100 sampled terms shown, all 93 right).

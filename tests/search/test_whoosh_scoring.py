@@ -195,8 +195,7 @@ def test_on_the_whole_index_the_pages_are_whooshs(search_index) -> None:
 @pytest.fixture
 def backend(tmp_path):
     from search.backends.whoosh.backend import WhooshBackend
-
-    from .test_contract import DOCS
+    from tests.search.test_contract import DOCS
 
     b = WhooshBackend(tmp_path / "index")
     b.index(DOCS)
@@ -212,7 +211,7 @@ def _ask(backend, word: str, **kwargs):
 def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> None:
     import datetime as dt
 
-    from .test_contract import DOCS
+    from tests.search.test_contract import DOCS
 
     assert _ask(backend, "trample", release=dt.date(2019, 1, 1)).total == 4
     before = backend.searcher()
@@ -232,7 +231,7 @@ def test_a_new_searcher_is_warmed_with_what_the_last_one_computed(backend) -> No
 
 
 def test_a_process_that_never_searched_warms_nothing(backend) -> None:
-    from .test_contract import DOCS
+    from tests.search.test_contract import DOCS
 
     backend.ids()
     backend.index([replace(DOCS[0], key="new", bodies={"en": "Flying"})])
@@ -337,7 +336,7 @@ def test_per_release_tables_make_room_without_dropping_the_others(backend) -> No
 
 
 def test_a_replaced_searcher_never_wipes_the_live_memo(backend) -> None:
-    from .test_contract import DOCS
+    from tests.search.test_contract import DOCS
 
     old = backend.searcher()
     backend.index([replace(DOCS[0], key="new", bodies={"en": "Flying"})])
@@ -360,8 +359,7 @@ def test_an_index_of_another_layout_is_no_index_until_rebuilt(tmp_path) -> None:
     would look complete), and a rebuild replaces it."""
     from search.backend import SearchUnavailable
     from search.backends.whoosh.backend import WhooshBackend
-
-    from .test_contract import DOCS
+    from tests.search.test_contract import DOCS
 
     old = WhooshBackend(tmp_path / "index")
     old.index(DOCS)

@@ -13,8 +13,7 @@ import pytest
 from search.backends.whoosh import segments
 from search.backends.whoosh.backend import WhooshBackend
 from search.documents import SearchDocument
-
-from .test_contract import DOCS
+from tests.search.test_contract import DOCS
 
 DAY = dt.date(2019, 1, 1)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rulings.vocabulary import CURATED_FILE, VocabularyFileError, build_vocabulary
+from rulings.vocabulary.mining import CURATED_FILE, VocabularyFileError, build_vocabulary
 
 
 class Command(BaseCommand):

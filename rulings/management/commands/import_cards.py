@@ -10,8 +10,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from rulings.importing import CardImportRefused, import_cards
-from rulings.sources import SourceError
+from rulings.importing.cards import CardImportRefused, import_cards
+from rulings.importing.sources import SourceError
 
 
 class Command(BaseCommand):

@@ -42,12 +42,11 @@ from search.backend import (
     SearchUnavailable,
     Suggestion,
 )
+from search.backends.postgres import queries
+from search.backends.postgres.queries import GT, LT, MATCH_VECTOR, START, STOP, config
 from search.documents import Hit, Results, SearchDocument, plain_snippet
 from search.models import IndexedDocument
 from search.registry import kinds as registered_kinds
-
-from . import queries
-from .queries import GT, LT, MATCH_VECTOR, START, STOP, config
 
 BATCH = 2_000
 WORK_MEM = "64MB"

@@ -20,16 +20,15 @@ from whoosh.query import Every, Or, Term
 
 from search import analysis
 from search.backend import IndexStats, SearchBackend, SearchRequest, Suggestion
+from search.backends.whoosh import patches, scoring, suggesting
+from search.backends.whoosh.compiling import compile_request
+from search.backends.whoosh.folders import LiveFolder
+from search.backends.whoosh.results import query_terms, to_hit
+from search.backends.whoosh.schema import document_fields, schema
+from search.backends.whoosh.searchers import Searchers, serialized
+from search.backends.whoosh.workers import GuardedMpWriter
 from search.documents import Hit, Results, SearchDocument
 from search.registry import kinds as registered_kinds
-
-from . import patches, scoring, suggesting
-from .compiling import compile_request
-from .folders import LiveFolder
-from .results import query_terms, to_hit
-from .schema import document_fields, schema
-from .searchers import Searchers, serialized
-from .workers import GuardedMpWriter
 
 patches.apply()
 

@@ -11,11 +11,10 @@ from whoosh.query import And, AndNot, NumericRange, Or, Phrase, Prefix, Query, T
 
 from search import analysis
 from search.backend import SearchRequest
+from search.backends.whoosh.schema import NUMBER_BOOST, OPEN_END, language_fields, prefix_fields
+from search.backends.whoosh.scoring import AtLeast
 from search.syntax import Item
 from search.syntax import Phrase as PhraseItem
-
-from .schema import NUMBER_BOOST, OPEN_END, language_fields, prefix_fields
-from .scoring import AtLeast
 
 Fields = list[tuple[str, float]]
 

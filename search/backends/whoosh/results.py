@@ -12,9 +12,15 @@ from whoosh.query import Prefix, Query
 
 from search import analysis, conf
 from search.backend import SearchRequest
+from search.backends.whoosh.schema import (
+    OPEN_END,
+    body_field,
+    day,
+    extra_field,
+    field_language,
+    title_field,
+)
 from search.documents import Hit, plain_snippet
-
-from .schema import OPEN_END, body_field, day, extra_field, field_language, title_field
 
 
 class Mark(highlight.Formatter):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from whoosh.query import And, AndNot, Or, Query
 
-from . import postings
+from search.backends.whoosh import postings
 
 
 class AtLeast(Or):

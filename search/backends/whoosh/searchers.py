@@ -20,12 +20,11 @@ import numpy as np
 from whoosh.query import Query, Term
 
 from search.backend import SearchUnavailable
+from search.backends.whoosh import scoring, segments, suggesting
+from search.backends.whoosh.compiling import release_filter
+from search.backends.whoosh.folders import LiveFolder
+from search.backends.whoosh.schema import language_fields
 from search.registry import kinds as registered_kinds
-
-from . import scoring, segments, suggesting
-from .compiling import release_filter
-from .folders import LiveFolder
-from .schema import language_fields
 
 log = logging.getLogger(__name__)
 #: Postings of the previous searcher's most recent leaves scored again for a new one (about

@@ -23,8 +23,7 @@ import numpy as np
 from whoosh.query import Query
 
 from search import conf
-
-from .schema import title_field
+from search.backends.whoosh.schema import title_field
 
 T = TypeVar("T")
 

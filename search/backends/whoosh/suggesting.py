@@ -19,9 +19,8 @@ from whoosh.fields import Schema
 
 from search import analysis, conf
 from search.backend import Suggestion
-
-from . import segments
-from .schema import body_field, title_field
+from search.backends.whoosh import segments
+from search.backends.whoosh.schema import body_field, title_field
 
 Catalogue = segments.Catalogue
 plain = analysis.plain

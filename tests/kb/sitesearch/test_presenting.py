@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from kb import editing, selectors
+from kb import selectors
+from kb.archive import editing
 from kb.models import RuleNumber, RuleVersion
 from kb.sitesearch import presenting
 from kb.sitesearch.service import search
