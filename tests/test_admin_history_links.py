@@ -12,7 +12,7 @@ from django.test import Client
 
 from kb.models import RuleVersion
 from roles.groups import MAINTAINERS
-from tests.kb.test_editing import _empty_inline, demo, version_of  # noqa: F401 - demo archive
+from tests.kb.archive.test_editing import _empty_inline, demo, version_of  # noqa: F401 - demo archive
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 
-from tests.kb.test_pages_demo import client  # noqa: F401 - the demo archive and a client
+from tests.kb.web.test_pages_demo import client  # noqa: F401 - the demo archive and a client
 
 pytestmark = pytest.mark.django_db
 

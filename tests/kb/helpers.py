@@ -76,7 +76,7 @@ def clear_archive() -> None:
 def without_page_cache() -> Iterator[None]:
     """Pages as their views build them: the whole-page cache (kb/web/page_cache.py) kept out, so
     that a second read measures the view again, not a cache hit (hits are measured in
-    tests/kb/test_page_cache.py)."""
+    tests/kb/web/test_page_cache.py)."""
     from kb.web import page_cache
 
     kept = page_cache.may_read

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from rulings.corrections import decide_links, save_card, save_ruling
 from rulings.models import Card, Ruling, RulingLink
-from tests.kb.test_admin_conflicts import conflict_then_deliberate_save
+from tests.kb.admin.test_admin_conflicts import conflict_then_deliberate_save
 from tests.rulings.test_admin import _links, admin_client, small_cards  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ the real cards: on its card's page, in the rulings panel of the rule it is linke
 
 The admin POST is the form as rendered; the commit hooks run as after a request's commit, then
 the index drains (KB_SEARCH_AUTO_DRAIN is off in tests). Pages are read through the page cache
-as another worker would (tests/kb/test_edits_visible.py: read and kept before the edit, never
+as another worker would (tests/kb/web/test_edits_visible.py: read and kept before the edit, never
 purged, read twice after it). The on-disk index outlives the test's transaction: the source
 text is put back through the same service and drained again."""
 
@@ -23,7 +23,7 @@ from rulings.corrections import save_card, save_ruling
 from rulings.models import Card, LinkKind, Ruling, RulingLink
 from search.indexing import drain
 from tests.kb.html_forms import form_values
-from tests.kb.test_edits_visible import another_workers_page_cache, cached_read, search
+from tests.kb.web.test_edits_visible import another_workers_page_cache, cached_read, search
 
 __all__ = ["another_workers_page_cache"]  # the fixture, used by every test here
 

@@ -19,9 +19,9 @@ from kb.models import GlossaryVersion, Lineage, Release, RuleVersion
 from rulings.corrections import decide_links
 from rulings.models import LinkKind, Ruling, RulingLink
 from search.indexing import check, rebuild
+from tests.kb.archive.test_editing import CURRENT, _replaced, demo, staff, version_of  # noqa: F401
 from tests.kb.helpers import run
 from tests.kb.html_forms import form_values
-from tests.kb.test_editing import CURRENT, _replaced, demo, staff, version_of  # noqa: F401
 from tests.rulings.helpers import clear_cards
 from tests.rulings.test_import import BOLT, write_jsonl
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
-from tests.kb.test_pages_demo import client  # noqa: F401 - the demo archive and a client
+from tests.kb.web.test_pages_demo import client  # noqa: F401 - the demo archive and a client
 
 pytestmark = pytest.mark.django_db
 

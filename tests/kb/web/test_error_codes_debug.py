@@ -14,8 +14,8 @@ from django.contrib.auth.models import Group, User
 from django.test import Client, RequestFactory, override_settings
 
 from roles.groups import MAINTAINERS
-from tests.kb.test_editing import version_of
-from tests.kb.test_pages_demo import client  # noqa: F401 - the demo archive and a client
+from tests.kb.archive.test_editing import version_of
+from tests.kb.web.test_pages_demo import client  # noqa: F401 - the demo archive and a client
 from tests.test_production import _inline_in, demo, prod  # noqa: F401 - production's settings
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from kb.models import Lineage, Release, RuleVersion, VocabularyTerm
 from rulings.models import Card, Ruling, RulingLink
-from tests.kb.test_editing import demo  # noqa: F401 (fixture)
+from tests.kb.archive.test_editing import demo  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 

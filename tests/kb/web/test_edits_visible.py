@@ -1,6 +1,6 @@
 """An admin edit shows on the public pages and in the search right after save (issue 12), on the
 full archive: an English rule text, a French rule text and a vocabulary term. (The French
-rule text: tests/kb/test_editing_archive.py; a ruling: tests/rulings/test_edits_visible.py.)
+rule text: tests/kb/archive/test_editing_archive.py; a ruling: tests/rulings/test_edits_visible.py.)
 
 Each edit is an admin POST of the form as rendered. The commit hooks run as they would after
 the request's commit (the signal that relinks rulings, the index drain), then the pages are
@@ -24,8 +24,8 @@ from kb.archive import editing
 from kb.models import Release, RuleNumber, RuleVersion, VocabularyTerm
 from kb.web import page_cache
 from search.indexing import drain
+from tests.kb.archive.test_editing_archive import current_602_2a
 from tests.kb.html_forms import form_values
-from tests.kb.test_editing_archive import current_602_2a
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 HEADER = page_cache.HEADER
@@ -107,7 +107,7 @@ def test_an_english_rule_text_edit(staff: Client, django_capture_on_commit_callb
 
 
 def test_a_french_rule_text_edit(staff: Client, django_capture_on_commit_callbacks) -> None:
-    """(602.2a's French text: tests/kb/test_editing_archive.py; here another rule, with an
+    """(602.2a's French text: tests/kb/archive/test_editing_archive.py; here another rule, with an
     example, through the rendered form.)"""
     date = Release.objects.latest("effective_date").effective_date
     lineage = RuleNumber.objects.as_of(date).get(number="702.9b").lineage_id

@@ -17,8 +17,8 @@ from django.urls import reverse
 
 from kb.archive import editing
 from kb.models import Example, GlossaryVersion, Release, VocabularyTerm
+from tests.kb.archive.test_editing import demo, version_of  # noqa: F401 (fixture)
 from tests.kb.html_forms import form_values
-from tests.kb.test_editing import demo, version_of  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 

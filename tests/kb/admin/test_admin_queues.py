@@ -14,7 +14,7 @@ from django.urls import reverse
 from kb.archive import editing
 from kb.models import VocabularyTerm
 from roles.groups import MAINTAINERS
-from tests.kb.test_editing import demo, version_of  # noqa: F401 (fixture)
+from tests.kb.archive.test_editing import demo, version_of  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 

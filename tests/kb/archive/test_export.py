@@ -2,7 +2,7 @@
 set: files, checksums, determinism, the round trip, and the refusals that change nothing.
 
 The round trip empties the archive and cards tables inside the test's transaction (rolled back
-afterwards, as tests/kb/test_site_data.py does): the session database is never flushed.
+afterwards, as tests/kb/archive/test_site_data.py does): the session database is never flushed.
 """
 
 from __future__ import annotations
