@@ -40,6 +40,9 @@ def main() -> int:
     if role == "--latency":
         setup_inherited()
         return latency()
+    if role == "--served-by-shape":
+        setup_inherited()
+        return served_by_shape()
     if role == "--relevance":
         setup_inherited()
         return relevance_sets()
@@ -155,6 +158,39 @@ def latency(queries: list[str] | None = None) -> int:
     figure("autocomplete in process p95", f"{p95(_autocomplete(queries)):.1f} ms")
     cold = _cold(queries)
     figure("query cold (no leaf scored) p95 / median", f"{p95(cold):.0f} / {median(cold):.0f} ms")
+    return 0
+
+
+def served_by_shape() -> int:
+    """Question-shaped queries (the players' sets: searched by meaning too, their embedding
+    included) and the rest of the query mix apart, through `make serve` with one worker
+    (`python -m bench.search --served-by-shape` on make run's data, vectors computed)."""
+    from django.conf import settings
+
+    from kb.sitesearch.understanding import question_shaped
+    from search.semantic import retriever
+
+    folder = Path(settings.BASE_DIR) / "tests" / "kb" / "sitesearch"
+    players = [
+        json.loads(line)["q"]
+        for name in ("players_dev.jsonl", "players_test.jsonl")
+        for line in (folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    questions = [q for q in players if question_shaped(q)]
+    rest = [q for q in query_mix(folder) if not question_shaped(q)]
+    figure("retriever", retriever.status().reason or "ready")
+    page, _ = _served_by_gunicorn(questions)
+    figure(
+        f"question-shaped ({len(questions)}) over make serve p50 / p95 (target <= 60)",
+        f"{median(page):.1f} / {p95(page):.1f} ms",
+    )
+    page, _ = _served_by_gunicorn(rest)
+    figure(
+        f"the rest ({len(rest)}) over make serve p50 / p95",
+        f"{median(page):.1f} / {p95(page):.1f} ms",
+    )
+    figure("load average (1 min)", f"{os.getloadavg()[0]:.2f}")
     return 0
 
 
