@@ -54,19 +54,10 @@ from kb.models import (
 )
 from kb.models.glossary import alias_errors
 from kb.models.rules import ExampleOrigin
+from kb.models.versioning import EDIT_FIELDS, HASH_FIELDS
 from search.admin import IndexedAdminMixin
 
-_EDIT_MARKS = ["source_text", "en_edited", "fr_edited", "edited_by", "edited_at"]
-_DERIVED = [
-    "valid_from",
-    "valid_to",
-    "text_hash",
-    "folded_hash",
-    "masked_hash",
-    "examples_hash",
-    "change",
-    "wording_since",
-]
+_DERIVED = ["valid_from", "valid_to", *HASH_FIELDS, "change", "wording_since"]
 
 
 def _user(request: HttpRequest) -> str:
@@ -280,12 +271,12 @@ def _release_field(**kwargs: Any) -> ReleaseChoiceField:
     )
 
 
-class RuleVersionForm(forms.ModelForm):
-    fr_release = _release_field()
+class VersionTextForm(forms.ModelForm):
+    """A rule or glossary version's texts, the French text's status and the release it
+    translates: an English text, a French one under a status, both within the import's
+    limits."""
 
-    class Meta:
-        model = RuleVersion
-        fields = ["text", "fr_status", "fr_release"]
+    fr_release = _release_field()
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -295,6 +286,23 @@ class RuleVersionForm(forms.ModelForm):
             self.add_error("fr_status", "A French status needs a French text.")
         _text_limits(self, ["text_en", "text_fr"])
         return cleaned
+
+
+def _version_edits(form: VersionTextForm) -> dict[str, Any]:
+    """The edit service's arguments a version form's texts and French status give."""
+    data = form.cleaned_data
+    return {
+        "text_en": data.get("text_en"),
+        "text_fr": data.get("text_fr") or "",
+        "fr_status": data.get("fr_status") or "",
+        "fr_release": data.get("fr_release"),
+    }
+
+
+class RuleVersionForm(VersionTextForm):
+    class Meta:
+        model = RuleVersion
+        fields = ["text", "fr_status", "fr_release"]
 
 
 def _titled(context: dict[str, Any], obj: Any, kind: Any) -> None:
@@ -337,8 +345,8 @@ class RuleVersionAdmin(
         "en_edited",
         "fr_edited",
     ]
-    readonly_fields = ["lineage", *_DERIVED, *_EDIT_MARKS]
-    fields = ["lineage", "text", "fr_status", "fr_release", *_DERIVED, *_EDIT_MARKS]
+    readonly_fields = ["lineage", *_DERIVED, *EDIT_FIELDS]
+    fields = ["lineage", "text", "fr_status", "fr_release", *_DERIVED, *EDIT_FIELDS]
     inlines = [ExampleInline]
 
     def render_change_form(
@@ -355,15 +363,7 @@ class RuleVersionAdmin(
         return super().render_change_form(request, context, *args, obj=obj, **kw)
 
     def save_model(self, request: HttpRequest, obj: RuleVersion, form: Any, change: bool) -> None:
-        data = form.cleaned_data
-        editing.edit_rule_version(
-            version=obj,
-            user=_user(request),
-            text_en=data.get("text_en"),
-            text_fr=data.get("text_fr") or "",
-            fr_status=data.get("fr_status") or "",
-            fr_release=data.get("fr_release"),
-        )
+        editing.edit_rule_version(version=obj, user=_user(request), **_version_edits(form))
         obj.__dict__.pop("_described", None)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
@@ -425,8 +425,8 @@ class ExampleAdmin(
     list_filter = [ReleaseFilter, "origin", "en_edited", "fr_edited"]
     search_fields = ["text_en"]  # the search box; ExampleReadingMixin decides what it finds
     search_help_text = RuleVersionAdmin.search_help_text
-    fields = ["version_link", "text", "origin", *_EDIT_MARKS]
-    readonly_fields = ["version_link", "origin", *_EDIT_MARKS]
+    fields = ["version_link", "text", "origin", *EDIT_FIELDS]
+    readonly_fields = ["version_link", "origin", *EDIT_FIELDS]
 
     @admin.display(description=_("example"), ordering="position")
     def example_number(self, obj: Example) -> int:
@@ -458,9 +458,7 @@ class ExampleAdmin(
 # -- glossary ----------------------------------------------------------------------------------
 
 
-class GlossaryVersionForm(forms.ModelForm):
-    fr_release = _release_field()
-
+class GlossaryVersionForm(VersionTextForm):
     class Meta:
         model = GlossaryVersion
         fields = ["aliases", "text", "fr_status", "fr_release"]
@@ -471,15 +469,6 @@ class GlossaryVersionForm(forms.ModelForm):
         if problem:
             raise ValidationError(problem[:1].upper() + problem[1:] + ".")
         return value
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if "text_en" in self.fields and not (cleaned.get("text_en") or "").strip():
-            self.add_error("text_en", "The English text cannot be empty.")
-        if cleaned.get("fr_status") and not (cleaned.get("text_fr") or "").strip():
-            self.add_error("fr_status", "A French status needs a French text.")
-        _text_limits(self, ["text_en", "text_fr"])
-        return cleaned
 
 
 @admin.register(GlossaryTerm)
@@ -502,7 +491,7 @@ class GlossaryVersionAdmin(
     list_filter = [ReleaseFilter, "obsolete", "change", "fr_status", "en_edited", "fr_edited"]
     search_fields = ["headword"]  # the search box; GlossaryReadingMixin decides what it finds
     search_help_text = _("A headword finds its entry in the release being read first.")
-    readonly_fields = ["term", "headword", "obsolete", "ordinal", *_DERIVED, *_EDIT_MARKS]
+    readonly_fields = ["term", "headword", "obsolete", "ordinal", *_DERIVED, *EDIT_FIELDS]
     fields = [
         "term",
         "headword",
@@ -513,7 +502,7 @@ class GlossaryVersionAdmin(
         "obsolete",
         "ordinal",
         *_DERIVED,
-        *_EDIT_MARKS,
+        *EDIT_FIELDS,
     ]
 
     def render_change_form(
@@ -525,15 +514,11 @@ class GlossaryVersionAdmin(
     def save_model(
         self, request: HttpRequest, obj: GlossaryVersion, form: Any, change: bool
     ) -> None:
-        data = form.cleaned_data
         editing.edit_glossary_version(
             version=obj,
             user=_user(request),
-            text_en=data.get("text_en"),
-            text_fr=data.get("text_fr") or "",
-            fr_status=data.get("fr_status") or "",
-            fr_release=data.get("fr_release"),
-            aliases=data.get("aliases"),
+            aliases=form.cleaned_data.get("aliases"),
+            **_version_edits(form),
         )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,32 +27,13 @@ from django.db.models import Q
 from kb.dbutil import update_rows
 from kb.models import Example, GlossaryVersion, Lineage, RuleNumber, RuleVersion
 from kb.models.rules import ExampleOrigin
-from kb.models.versioning import valid_on
+from kb.models.versioning import EDIT_FIELDS, valid_on
 
-_VERSION_FIELDS = [
-    "id",
-    "lineage_id",
-    "text_en",
-    "source_text",
-    "en_edited",
-    "text_fr",
-    "fr_status",
-    "fr_release_id",
-    "fr_edited",
-    "edited_by",
-    "edited_at",
-]
-_EXAMPLE_FIELDS = [
-    "position",
-    "origin",
-    "text_en",
-    "text_fr",
-    "source_text",
-    "en_edited",
-    "fr_edited",
-    "edited_by",
-    "edited_at",
-]
+# What is carried of a rule or glossary version (with its id and lineage or term), and of an
+# example (with its position and origin).
+_TEXT_FIELDS = ("text_en", "text_fr", "fr_status", "fr_release_id", *EDIT_FIELDS)
+_EXAMPLE_TEXT_FIELDS = ("text_en", "text_fr", *EDIT_FIELDS)
+_EXAMPLE_FIELDS = ("position", "origin", *_EXAMPLE_TEXT_FIELDS)
 
 
 @dataclass
@@ -86,7 +68,7 @@ def read(date: dt.date) -> Carried:
     )
     numbers = dict(RuleNumber.objects.as_of(date).values_list("lineage_id", "number"))
     keys = {}
-    for row in RuleVersion.objects.filter(valid_on(date)).values(*_VERSION_FIELDS):
+    for row in RuleVersion.objects.filter(valid_on(date)).values("id", "lineage_id", *_TEXT_FIELDS):
         if not (_maintained(row) or row["id"] in with_examples):
             continue
         row["examples"] = list(
@@ -101,7 +83,7 @@ def read(date: dt.date) -> Carried:
     for row in out.rules:
         row["lineage_key"] = keys.get(row["lineage_id"], "")
     for row in GlossaryVersion.objects.filter(valid_on(date)).values(
-        *_VERSION_FIELDS[:1], "term_id", *_VERSION_FIELDS[2:], "headword"
+        "id", "term_id", *_TEXT_FIELDS, "headword"
     ):
         if _maintained(row):
             out.glossary.append(row)
@@ -124,34 +106,30 @@ def restore(carried: Carried, date: dt.date) -> Restored:
     looks for every piece of work after the import, whatever path moved it, and lists what
     is not where it applied."""
     out = Restored()
-    now = {
-        lid: vid
-        for vid, lid in RuleVersion.objects.filter(valid_on(date)).values_list("id", "lineage_id")
-    }
-    for row in carried.rules:
-        vid = now.get(row["lineage_id"])
-        if vid is None:
-            continue
-        if vid == row["id"]:
-            carried.count("kept in place")
-            continue
+    for row, vid in _recreated(carried, carried.rules, RuleVersion, "lineage_id", date):
         english = _restore_text(carried, RuleVersion, row, vid)
         if _restore_examples(carried, row, vid) or english:
             out.rules.append(vid)
-    terms = {
-        tid: vid
-        for vid, tid in GlossaryVersion.objects.filter(valid_on(date)).values_list("id", "term_id")
-    }
-    for row in carried.glossary:
-        vid = terms.get(row["term_id"])
+    for row, vid in _recreated(carried, carried.glossary, GlossaryVersion, "term_id", date):
+        if _restore_text(carried, GlossaryVersion, row, vid, glossary=True):
+            out.glossary.append(vid)
+    return out
+
+
+def _recreated(
+    carried: Carried, rows: list[dict[str, Any]], model: type, owner: str, date: dt.date
+) -> Iterator[tuple[dict[str, Any], int]]:
+    """(carried row, id of the row now valid on `date` for the same lineage or term) for the
+    rows the replacement re-created; a row that kept its id is counted as kept in place."""
+    now = dict(model.objects.filter(valid_on(date)).values_list(owner, "id"))
+    for row in rows:
+        vid = now.get(row[owner])
         if vid is None:
             continue
         if vid == row["id"]:
             carried.count("kept in place")
             continue
-        if _restore_text(carried, GlossaryVersion, row, vid, glossary=True):
-            out.glossary.append(vid)
-    return out
+        yield row, vid
 
 
 def _restore_text(
@@ -199,7 +177,8 @@ def _restore_examples(carried: Carried, row: dict[str, Any], vid: int) -> bool:
             added = Example.objects.create(
                 version_id=vid,
                 position=len(printed),
-                **{k: ex[k] for k in _EXAMPLE_FIELDS if k != "position"},
+                origin=ex["origin"],
+                **{k: ex[k] for k in _EXAMPLE_TEXT_FIELDS},
             )
             update_rows(Example, ["text"], [(ex["text_en"], added.pk)])
             printed.append(None)
@@ -211,15 +190,7 @@ def _restore_examples(carried: Carried, row: dict[str, Any], vid: int) -> bool:
             if target is None:
                 continue
             taken.add(target.pk)
-            for k in (
-                "text_en",
-                "text_fr",
-                "source_text",
-                "en_edited",
-                "fr_edited",
-                "edited_by",
-                "edited_at",
-            ):
+            for k in _EXAMPLE_TEXT_FIELDS:
                 setattr(target, k, ex[k])
             target.save()
             update_rows(Example, ["text"], [(ex["text_en"], target.pk)])

@@ -25,11 +25,11 @@ from kb.archive.families import (
     reference_rows,
 )
 from kb.archive.texts import hashes
-from kb.dbutil import update_rows
+from kb.dbutil import insert_rows, update_rows
 from kb.models import Example, GlossaryVersion, Reference, Release, RuleVersion, VocabularyTerm
 from kb.models.glossary import alias_errors
 from kb.models.rules import ExampleOrigin
-from kb.models.versioning import FrenchStatus
+from kb.models.versioning import HASH_FIELDS, FrenchStatus
 from kb.signals import text_edited
 
 _KEEP = object()  # "leave this field as it is" for arguments where None is a value
@@ -68,6 +68,21 @@ def _set_french(obj: Any, text: str) -> bool:
     return True
 
 
+def _set_texts(obj: Any, label: str, text_en: str | None, text_fr: str | None) -> list[str]:
+    """Write the English and/or French text asked for (None: leave it), cleaned; returns the
+    fields changed."""
+    changed = []
+    if text_en is not None and _set_english(
+        obj, _clean_text(text_en, label, "text_en", required=True)
+    ):
+        changed.append("text_en")
+    if text_fr is not None and _set_french(
+        obj, _clean_text(text_fr, label, "text_fr", required=False)
+    ):
+        changed.append("text_fr")
+    return changed
+
+
 def _stamp(obj: Any, user: str) -> None:
     obj.edited_by = user[:150]
     obj.edited_at = timezone.now()
@@ -87,24 +102,34 @@ def edit_rule_version(
     fields changed (empty: nothing to do, nothing written)."""
     version = RuleVersion.objects.select_for_update().get(pk=version.pk)
     label = version.label()
-    changed: list[str] = []
-    if text_en is not None and _set_english(
-        version, _clean_text(text_en, label, "text_en", required=True)
-    ):
-        changed.append("text_en")
-    if text_fr is not None and _set_french(
-        version, _clean_text(text_fr, label, "text_fr", required=False)
-    ):
-        changed.append("text_fr")
-    changed += _french_meta(version, label, fr_status, fr_release, "text_fr" in changed)
+    changed = _set_texts(version, label, text_en, text_fr)
+    return _save_version(version, label, user, changed, fr_status, fr_release)
+
+
+def _save_version(
+    version: RuleVersion | GlossaryVersion,
+    label: str,
+    user: str,
+    changed: list[str],
+    fr_status: str | None,
+    fr_release: Any,
+) -> list[str]:
+    """The end of a rule or glossary version's edit, once its texts (and aliases) are set: the
+    French text's status and release, then, if anything changed, the stamp, the row, and what
+    the importer derives from a new English text. Returns the fields changed."""
+    changed = changed + _french_meta(version, label, fr_status, fr_release, "text_fr" in changed)
     if not changed:
         return []
     _stamp(version, user)
     version.save()
+    if isinstance(version, GlossaryVersion):
+        kind, owner, refresh = "glossary", version.term_id, refresh_glossary_version
+    else:
+        kind, owner, refresh = "rule", version.lineage_id, refresh_rule_version
     if "text_en" in changed:
-        update_rows(RuleVersion, ["text"], [(version.text_en, version.pk)])
-        refresh_rule_version(version)
-    _after_edit("rule", version.pk, version.lineage_id, changed, user)
+        update_rows(type(version), ["text"], [(version.text_en, version.pk)])
+        refresh(version)
+    _after_edit(kind, version.pk, owner, changed, user)
     return changed
 
 
@@ -140,15 +165,7 @@ def edit_example(
     """Change an example's English and/or French text; the version's hashes follow."""
     example = Example.objects.select_related("version").get(pk=example.pk)
     label = f"{example.version.label()}, example {example.position + 1}"
-    changed = []
-    if text_en is not None and _set_english(
-        example, _clean_text(text_en, label, "text_en", required=True)
-    ):
-        changed.append("text_en")
-    if text_fr is not None and _set_french(
-        example, _clean_text(text_fr, label, "text_fr", required=False)
-    ):
-        changed.append("text_fr")
+    changed = _set_texts(example, label, text_en, text_fr)
     if not changed:
         return []
     _stamp(example, user)
@@ -246,25 +263,37 @@ def refresh_rule_version(version: RuleVersion) -> None:
         .order_by("position")
         .values_list("position", "text_en")
     )
-    text = RuleVersion.objects.filter(pk=version.pk).values_list("text_en", flat=True).get()
+    _refresh_text(RuleVersion, version.pk, examples, RuleTextTable(), version.lineage_id)
+
+
+def refresh_glossary_version(version: GlossaryVersion) -> None:
+    """Recompute what the importer derives from a glossary version's English text: hashes,
+    reference spans, and the change flags of the term's versions."""
+    _refresh_text(GlossaryVersion, version.pk, [], GlossaryTextTable(), version.term_id)
+
+
+def _refresh_text(
+    model: type[RuleVersion | GlossaryVersion],
+    version_id: int,
+    examples: list[tuple[int, str]],
+    table: RuleTextTable | GlossaryTextTable,
+    owner_id: int,
+) -> None:
+    """The two refreshes' common part: the version's stored English text (and its examples,
+    as (position, text)) hashed, its English reference spans found again, and the change
+    flags of the lineage's or term's versions recomputed."""
+    text = model.objects.filter(pk=version_id).values_list("text_en", flat=True).get()
     h = hashes(text, tuple(t for _, t in examples))
-    update_rows(
-        RuleVersion,
-        ["text_hash", "folded_hash", "masked_hash", "examples_hash"],
-        [(h.text, h.folded, h.masked, h.examples, version.pk)],
-    )
-    Reference.objects.filter(rule_version_id=version.pk, lang="en").delete()
-    rows = reference_rows(text, version.pk, None, None)
+    update_rows(model, list(HASH_FIELDS), [(h.text, h.folded, h.masked, h.examples, version_id)])
+    rule_id, glossary_id = (version_id, None) if model is RuleVersion else (None, version_id)
+    Reference.objects.filter(
+        rule_version_id=rule_id, glossary_version_id=glossary_id, lang="en"
+    ).delete()
+    rows = reference_rows(text, rule_id, glossary_id, None)
     for position, example_text in examples:
-        rows += reference_rows(example_text, version.pk, None, position)
-    _insert_references(rows)
-    RuleTextTable().refresh_derived({version.lineage_id})
-
-
-def _insert_references(rows: list[tuple]) -> None:
-    from kb.dbutil import insert_rows
-
+        rows += reference_rows(example_text, rule_id, glossary_id, position)
     insert_rows(Reference, REFERENCE_FIELDS, rows)
+    table.refresh_derived({owner_id})
 
 
 @transaction.atomic
@@ -281,46 +310,14 @@ def edit_glossary_version(
     """Change a glossary version's texts or aliases; hashes, references and the index follow."""
     version = GlossaryVersion.objects.select_for_update().get(pk=version.pk)
     label = f"glossary “{version.headword}” ({version.valid_from})"
-    changed: list[str] = []
-    if text_en is not None and _set_english(
-        version, _clean_text(text_en, label, "text_en", required=True)
-    ):
-        changed.append("text_en")
-    if text_fr is not None and _set_french(
-        version, _clean_text(text_fr, label, "text_fr", required=False)
-    ):
-        changed.append("text_fr")
+    changed = _set_texts(version, label, text_en, text_fr)
     if aliases is not None and aliases != version.aliases:
         problem = alias_errors(aliases)
         if problem:
             raise ValidationError({"aliases": f"{label}: {problem}"})
         version.aliases = aliases
         changed.append("aliases")
-    changed += _french_meta(version, label, fr_status, fr_release, "text_fr" in changed)
-    if not changed:
-        return []
-    _stamp(version, user)
-    version.save()
-    if "text_en" in changed:
-        update_rows(GlossaryVersion, ["text"], [(version.text_en, version.pk)])
-        refresh_glossary_version(version)
-    _after_edit("glossary", version.pk, version.term_id, changed, user)
-    return changed
-
-
-def refresh_glossary_version(version: GlossaryVersion) -> None:
-    """Recompute what the importer derives from a glossary version's English text: hashes,
-    reference spans, and the change flags of the term's versions."""
-    text = GlossaryVersion.objects.filter(pk=version.pk).values_list("text_en", flat=True).get()
-    h = hashes(text, ())
-    update_rows(
-        GlossaryVersion,
-        ["text_hash", "folded_hash", "masked_hash", "examples_hash"],
-        [(h.text, h.folded, h.masked, h.examples, version.pk)],
-    )
-    Reference.objects.filter(glossary_version_id=version.pk, lang="en").delete()
-    _insert_references(reference_rows(text, None, version.pk, None))
-    GlossaryTextTable().refresh_derived({version.term_id})
+    return _save_version(version, label, user, changed, fr_status, fr_release)
 
 
 @transaction.atomic

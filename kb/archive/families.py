@@ -29,7 +29,7 @@ from kb.models import (
     RuleNumber,
     RuleVersion,
 )
-from kb.models.versioning import valid_on
+from kb.models.versioning import EDIT_FIELDS, HASH_FIELDS, valid_on
 
 
 def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
@@ -53,7 +53,7 @@ def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any
     return (" ".join(flags), since), since
 
 
-_TEXT_FIELDS = ("valid_from", "text_hash", "folded_hash", "masked_hash", "examples_hash")
+_TEXT_FIELDS = ("valid_from", *HASH_FIELDS)
 
 
 class RuleNumberTable(Table):
@@ -73,21 +73,17 @@ class RuleNumberTable(Table):
         )
 
 
-#: What a maintainer changed on a row, kept apart from what the source printed (kb.archive.editing
-#: writes them). Part of a row's values: when the engine splits a row (a release inserted or
-#: replaced inside its interval), the copy carries the correction and its flags with it, so
-#: the copy still says which text is the maintainer's and which one the source printed.
-EDIT_FIELDS = ["source_text", "en_edited", "fr_edited", "edited_by", "edited_at"]
+# What a maintainer changed on a row (EDIT_FIELDS) is part of a row's values: when the engine
+# splits a row (a release inserted or replaced inside its interval), the copy carries the
+# correction and its flags with it, so the copy still says which text is the maintainer's and
+# which one the source printed. A new row is unedited:
 _UNEDITED = ("", False, False, "", None)
 
 _TEXT_ROW = [
     "text",
     "text_en",
     "text_fr",
-    "text_hash",
-    "folded_hash",
-    "masked_hash",
-    "examples_hash",
+    *HASH_FIELDS,
     "change",
     "wording_since",
     "fr_status",
@@ -193,9 +189,11 @@ def source_texts(date: dt.date) -> dict[int, tuple[str, str]]:
     return out
 
 
+#: A reference row's fields, as the importer and the edit services insert them and the export
+#: reads them.
 REFERENCE_FIELDS = [
-    "rule_version",
-    "glossary_version",
+    "rule_version_id",
+    "glossary_version_id",
     "example_position",
     "lang",
     "start",

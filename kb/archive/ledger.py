@@ -35,23 +35,14 @@ from kb.crtext.typography import digest
 from kb.dbutil import chunks
 from kb.models import Example, GlossaryVersion, Release, RuleNumber, RuleVersion
 from kb.models.rules import ExampleOrigin
+from kb.models.versioning import EDIT_FIELDS
 
 ENGLISH = "English correction"
 FRENCH = "French text"
 ADDED = "added example"
 
-_ROW = (
-    "id",
-    "valid_from",
-    "valid_to",
-    "text_en",
-    "source_text",
-    "en_edited",
-    "text_fr",
-    "fr_status",
-    "fr_edited",
-)
-_EXAMPLE = ("position", "origin", "text_en", "source_text", "en_edited", "text_fr", "fr_edited")
+_ROW = ("id", "valid_from", "valid_to", "text_en", "text_fr", "fr_status", *EDIT_FIELDS)
+_EXAMPLE = ("position", "origin", "text_en", "text_fr", *EDIT_FIELDS)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from kb.archive.families import REFERENCE_FIELDS
 from kb.archive.texts import hashes
 from kb.crtext.numbers import chapter_of, sort_key
 from kb.dbutil import insert_dicts, under
@@ -29,10 +30,7 @@ from kb.models import (
     RuleNumber,
     RuleVersion,
 )
-from kb.models.versioning import row_valid_on
-
-#: What a maintainer changed, kept apart from the official text (kb.archive.editing writes them).
-EDIT_FIELDS = ("source_text", "en_edited", "fr_edited", "edited_by", "edited_at")
+from kb.models.versioning import EDIT_FIELDS, HASH_FIELDS, row_valid_on
 
 RELEASE_FIELDS = ("set_code", "title", "introduction", "credits", "source", "sha256", "counts")
 
@@ -125,16 +123,7 @@ class ArchiveReader:
             self.examples[ex.pop("version_id")].append(ex)
         self.rule_refs: dict[int, list[dict[str, Any]]] = defaultdict(list)
         self.glossary_refs: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for ref in Reference.objects.values(
-            "rule_version_id",
-            "glossary_version_id",
-            "example_position",
-            "lang",
-            "start",
-            "end",
-            "target",
-            "target_end",
-        ):
+        for ref in Reference.objects.values(*REFERENCE_FIELDS):
             rid, gid = ref.pop("rule_version_id"), ref.pop("glossary_version_id")
             (self.rule_refs[rid] if rid else self.glossary_refs[gid]).append(ref)
         self.anomalies: dict[int, list[dict[str, Any]]] = defaultdict(list)
@@ -471,10 +460,7 @@ def _version_fields(
     return {
         "text_en": value["text_en"],
         "text_fr": value["text_fr"],
-        "text_hash": h.text,
-        "folded_hash": h.folded,
-        "masked_hash": h.masked,
-        "examples_hash": h.examples,
+        **dict(zip(HASH_FIELDS, (h.text, h.folded, h.masked, h.examples), strict=True)),
         "change": value["change"],
         "wording_since": _date(value["wording_since"]) or start,
         "fr_status": french.get("status", ""),

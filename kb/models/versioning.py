@@ -66,8 +66,20 @@ class IntervalBase(models.Model):
         abstract = True
 
 
+#: The hashes of a text (kb.archive.texts.hashes) that tell wording, reference and typography
+#: changes apart, as TextVersionBase declares them: the field list the archive's importer,
+#: edit services, history and admin read, in the order of `hashes`' values.
+HASH_FIELDS = ("text_hash", "folded_hash", "masked_hash", "examples_hash")
+
+#: What a maintainer changed on a row, kept apart from what the official source printed
+#: (kb.archive.editing writes them), as TextVersionBase and kb.models.Example declare them: the
+#: field list the export, the importer's carry-over and the admin read.
+EDIT_FIELDS = ("source_text", "en_edited", "fr_edited", "edited_by", "edited_at")
+
+
 class TextVersionBase(IntervalBase):
-    """One wording of an entry, with hashes that tell wording, reference and typography apart."""
+    """One wording of an entry, with hashes that tell wording, reference and typography apart
+    (HASH_FIELDS) and a maintainer's edits kept apart from the official text (EDIT_FIELDS)."""
 
     text = models.TextField(_("text"))
     text_hash = models.CharField(max_length=16, help_text=_("Exact text and examples."))

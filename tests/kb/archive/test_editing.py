@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,14 +18,17 @@ from django.test import Client
 
 from kb.archive import editing
 from kb.models import (
+    Example,
     GlossaryVersion,
     ImportRecord,
     Lineage,
+    Reference,
     Release,
     RuleNumber,
     RuleVersion,
     VocabularyTerm,
 )
+from kb.models.versioning import EDIT_FIELDS, HASH_FIELDS
 from kb.signals import text_edited
 from tests.kb.helpers import DEMO, clear_archive, run
 
@@ -49,21 +54,27 @@ def version_of(number: str, date: dt.date = CURRENT) -> RuleVersion:
     return RuleVersion.objects.as_of(date).get(lineage_id=lineage)
 
 
+@contextmanager
+def edit_signals() -> Iterator[list[dict]]:
+    """The `text_edited` signals sent while the block runs (their keyword arguments)."""
+    sent: list[dict] = []
+    text_edited.connect(lambda **kw: sent.append(kw), weak=False, dispatch_uid="t-edit")
+    try:
+        yield sent
+    finally:
+        text_edited.disconnect(dispatch_uid="t-edit")
+
+
 def test_editing_english_recomputes_hashes_change_and_references(
     demo, django_capture_on_commit_callbacks
 ) -> None:
     version = version_of("602.2a")
     before = (version.text_hash, version.masked_hash)
     official = version.text_en
-    sent = []
-    text_edited.connect(lambda **kw: sent.append(kw), weak=False, dispatch_uid="t-edit")
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            editing.edit_rule_version(
-                version=version, user="ann", text_en=official + " See rule 117.1."
-            )
-    finally:
-        text_edited.disconnect(dispatch_uid="t-edit")
+    with edit_signals() as sent, django_capture_on_commit_callbacks(execute=True):
+        editing.edit_rule_version(
+            version=version, user="ann", text_en=official + " See rule 117.1."
+        )
     version.refresh_from_db()
     assert (version.text_hash, version.masked_hash) != before
     assert version.en_edited and version.source_text == official and version.edited_by == "ann"
@@ -74,6 +85,45 @@ def test_editing_english_recomputes_hashes_change_and_references(
     editing.edit_rule_version(version=version, user="ann", text_en=official)
     version.refresh_from_db()
     assert not version.en_edited and version.source_text == "" and version.text_hash == before[0]
+
+
+def test_editing_a_glossary_text_recomputes_its_hashes_change_and_references(
+    demo, django_capture_on_commit_callbacks
+) -> None:
+    """The glossary's edit ends as a rule's does (one path): hashes, change flags and English
+    references follow the new text; the rules' references are left as they were."""
+    entry = GlossaryVersion.objects.as_of(CURRENT).get(headword="Activated Ability")
+    before = (entry.text_hash, entry.folded_hash, entry.masked_hash, entry.examples_hash)
+    official = entry.text_en
+    rule_refs = set(Reference.objects.filter(glossary_version=None).values_list("id", "target"))
+    with edit_signals() as sent, django_capture_on_commit_callbacks(execute=True):
+        editing.edit_glossary_version(
+            version=entry, user="ann", text_en=official + " See rule 117.1."
+        )
+    entry.refresh_from_db()
+    assert entry.masked_hash != before[2] and entry.examples_hash == before[3]
+    assert entry.en_edited and entry.source_text == official and entry.edited_by == "ann"
+    assert set(entry.references.values_list("target", flat=True)) == {"602", "117.1"}
+    assert set(Reference.objects.filter(glossary_version=None).values_list("id", "target")) == (
+        rule_refs
+    )
+    assert [(s["kind"], s["lineage_id"], s["fields"]) for s in sent] == [
+        ("glossary", entry.term_id, ("text_en",))
+    ]
+    editing.edit_glossary_version(version=entry, user="ann", text_en=official)
+    entry.refresh_from_db()
+    assert (entry.text_hash, entry.folded_hash, entry.masked_hash, entry.examples_hash) == before
+    assert not entry.en_edited and set(entry.references.values_list("target", flat=True)) == {"602"}
+
+
+def test_the_edit_and_hash_field_lists_are_the_models_fields() -> None:
+    """EDIT_FIELDS and HASH_FIELDS, declared once beside TextVersionBase, name fields every
+    row that has them declares (the importer, export and admin read them by these names)."""
+    for model in (RuleVersion, GlossaryVersion, Example):
+        names = {f.name for f in model._meta.get_fields()}
+        assert set(EDIT_FIELDS) <= names, model
+        if model is not Example:
+            assert set(HASH_FIELDS) <= names, model
 
 
 def test_an_added_example_changes_the_examples_hash(demo) -> None:
