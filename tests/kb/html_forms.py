@@ -4,7 +4,10 @@ post exactly what a maintainer's page held, with their change on top."""
 
 from __future__ import annotations
 
+from html import unescape
 from html.parser import HTMLParser
+
+from django.test import Client
 
 
 class _FormReader(HTMLParser):
@@ -79,3 +82,16 @@ def form_values(html: str, form_id: str) -> dict[str, str | list[str]]:
     reader.feed(html)
     assert reader.data, f"no form #{form_id} on the page"
     return {k: v[0] if len(v) == 1 else v for k, v in reader.data.items()}
+
+
+def post_refused(client: Client, url: str, form_id: str, changes: dict, message: str) -> str:
+    """Post the form `form_id` as the page at `url` shows it, with `changes` on top: the page
+    comes back (no redirect, no 500) with `message` and a field's error list. Returns the page,
+    unescaped (the admins' refusal tests: nothing past an import's limits is saved)."""
+    data = form_values(client.get(url).content.decode(), form_id)
+    response = client.post(url, {**data, **changes})
+    html = unescape(response.content.decode())
+    assert response.status_code == 200, html[:2000]
+    assert message in html
+    assert 'class="errorlist' in html
+    return html

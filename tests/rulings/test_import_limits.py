@@ -95,9 +95,19 @@ def refused(path: Path, *expected: str, rulings: Path | None = None) -> str:
     return message
 
 
-def test_invalid_utf8_is_refused_naming_the_line(tmp_path: Path) -> None:
-    data = lines(GIANT, json.dumps(BOLT).encode().replace(b"Bolt can", b"Bolt \xe9 can"))
-    refused(write(tmp_path / "cards.jsonl", data), "cards.jsonl, line 2: not UTF-8 text (byte")
+@pytest.mark.parametrize(
+    ("byte", "expected"),
+    [
+        (b"\xe9", "cards.jsonl, line 2: not UTF-8 text (byte"),
+        (b"\x00", "cards.jsonl, line 2: not JSON"),
+    ],
+    ids=["not_utf8", "raw_nul"],
+)
+def test_a_byte_no_json_text_holds_is_refused_naming_the_line(
+    tmp_path: Path, byte: bytes, expected: str
+) -> None:
+    data = lines(GIANT, json.dumps(BOLT).encode().replace(b"Bolt can", b"Bolt " + byte + b" can"))
+    refused(write(tmp_path / "cards.jsonl", data), expected)
 
 
 def test_invalid_utf8_in_a_json_array_is_refused(tmp_path: Path) -> None:
@@ -147,11 +157,27 @@ def test_brackets_inside_strings_are_not_nesting(tmp_path: Path) -> None:
         ({"fr": {"name": "Foudre", "text": ["x"]}}, "line 2: fr: “text” is not text"),
         ({"fr": "Foudre"}, "line 2: “fr” must be an object"),
         ({"rulings": [{"date": 20091001, "text": "x"}]}, "line 2, ruling 1: “published_at”"),
+        # NUL characters
+        ({"name": "Bolt\x00"}, "line 2: “name” contains a NUL character"),
+        ({"oracle_text": "Deal 3.\x00"}, "line 2: “oracle_text” contains a NUL"),
+        ({"keywords": ["Ha\x00ste"]}, "line 2: “keywords” contains a NUL"),
+        (
+            {"rulings": [{"date": "2009-10-01", "text": "A\x00B"}]},
+            "line 2, ruling 1: “comment” contains a NUL character",
+        ),
+        # over-long fields
+        ({"name": "B" * 301}, "line 2: “name” is longer than 300 characters (301)"),
+        ({"type_line": "T" * 301}, "line 2: “type_line” is longer than 300 characters"),
+        ({"mana_cost": "{R}" * 41}, "line 2: “mana_cost” is longer than 120 characters"),
+        ({"oracle_text": "x" * 20_001}, "line 2: “oracle_text” is longer than 20000"),
+        ({"power": "1" * 11}, "line 2: “power” is longer than 10 characters"),
+        ({"keywords": ["Haste"] * 2_001}, "line 2: “keywords” has more than 2000 items"),
     ],
 )
-def test_wrong_types_are_refused_naming_line_and_field(
+def test_a_field_of_the_wrong_type_or_past_the_limits_is_refused_naming_line_and_field(
     tmp_path: Path, change: dict, expected: str
 ) -> None:
+    """Wrong types, NUL characters and over-long fields of a record."""
     refused(write(tmp_path / "cards.jsonl", lines(GIANT, dict(BOLT, **change))), expected)
 
 
@@ -186,27 +212,6 @@ def test_a_string_of_keywords_is_refused_not_stored_letter_by_letter(tmp_path: P
     )
 
 
-@pytest.mark.parametrize(
-    ("record", "expected"),
-    [
-        (dict(BOLT, name="Bolt\x00"), "line 2: “name” contains a NUL character"),
-        (dict(BOLT, oracle_text="Deal 3.\x00"), "line 2: “oracle_text” contains a NUL"),
-        (dict(BOLT, keywords=["Ha\x00ste"]), "line 2: “keywords” contains a NUL"),
-        (
-            dict(BOLT, rulings=[{"date": "2009-10-01", "text": "A\x00B"}]),
-            "line 2, ruling 1: “comment” contains a NUL character",
-        ),
-    ],
-)
-def test_nul_characters_are_refused(tmp_path: Path, record: dict, expected: str) -> None:
-    refused(write(tmp_path / "cards.jsonl", lines(GIANT, record)), expected)
-
-
-def test_a_raw_nul_byte_is_refused(tmp_path: Path) -> None:
-    data = lines(GIANT, json.dumps(BOLT).encode().replace(b"Bolt can", b"Bolt \x00 can"))
-    refused(write(tmp_path / "cards.jsonl", data), "cards.jsonl, line 2: not JSON")
-
-
 def ahead(years: int) -> str:
     return dt.date(dt.date.today().year + years, 12, 31).isoformat()
 
@@ -239,21 +244,6 @@ def test_dates_in_range_are_accepted(tmp_path: Path) -> None:
     )
     run("import_cards", str(write(tmp_path / "cards.jsonl", lines(card))), "--no-link")
     assert Ruling.objects.filter(card__name_en="Lightning Bolt").count() == 2
-
-
-@pytest.mark.parametrize(
-    ("change", "expected"),
-    [
-        ({"name": "B" * 301}, "line 2: “name” is longer than 300 characters (301)"),
-        ({"type_line": "T" * 301}, "line 2: “type_line” is longer than 300 characters"),
-        ({"mana_cost": "{R}" * 41}, "line 2: “mana_cost” is longer than 120 characters"),
-        ({"oracle_text": "x" * 20_001}, "line 2: “oracle_text” is longer than 20000"),
-        ({"power": "1" * 11}, "line 2: “power” is longer than 10 characters"),
-        ({"keywords": ["Haste"] * 2_001}, "line 2: “keywords” has more than 2000 items"),
-    ],
-)
-def test_over_long_fields_are_refused(tmp_path: Path, change: dict, expected: str) -> None:
-    refused(write(tmp_path / "cards.jsonl", lines(GIANT, dict(BOLT, **change))), expected)
 
 
 def test_an_over_long_line_is_refused_and_the_next_line_still_read(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""import_rules: atomic, idempotent, clear refusals; on the demo set and real releases."""
+"""import_rules: atomic, idempotent, clear refusals; on the demo set and real releases (files
+it refuses: test_import_limits)."""
 
 from __future__ import annotations
 
@@ -89,36 +90,6 @@ def test_a_different_text_for_a_loaded_date_needs_replace(tmp_path: Path) -> Non
     # Putting the original text back restores the archive as it was (ids aside).
     run("import_rules", str(DEMO / "2019-01-25.txt"), "--replace")
     assert snapshot() == original
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        (b"", r"empty\.txt: the file is empty"),
-        (b"PK\x03\x04\x14\x00\x06\x00", r"empty\.txt, line 1: binary data"),
-        (b"These rules\n\xff\xfe\x81", r"empty\.txt, line 2: cannot decode"),
-        (b"Just some notes\nabout Magic.\n", r"empty\.txt, line 1: not a Comprehensive Rules"),
-    ],
-)
-def test_a_file_that_is_not_a_cr_document_is_refused(
-    tmp_path: Path, content: bytes, message: str
-) -> None:
-    run("import_rules", str(DEMO / "2010-02-01.txt"))
-    before = table_dump()
-    bad = tmp_path / "empty.txt"
-    bad.write_bytes(content)
-    with pytest.raises(CommandError, match=message):
-        run("import_rules", str(bad))
-    assert table_dump() == before
-
-
-def test_a_document_cut_off_before_the_glossary_is_refused(tmp_path: Path) -> None:
-    text = (DEMO / "2024-06-07.txt").read_text()
-    cut = tmp_path / "cut.txt"
-    cut.write_text(text[: text.index("Glossary\n\nActivated")], encoding="utf-8")
-    with pytest.raises(CommandError, match=r"cut\.txt, line \d+: the document is cut off"):
-        run("import_rules", str(cut))
-    assert not Release.objects.exists()
 
 
 def test_a_folder_imports_the_good_files_and_names_the_bad_ones(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Rules imports refuse what no official document holds (kb.crtext.limits): over-long rule numbers,
 lines and headwords, dates out of range, NUL bytes, undecodable bytes, too many rules, files
-too large, a versions.csv that is not UTF-8 or holds a bad row. Each refusal names the file,
-the line (and the column for versions.csv) and changes nothing; the admin's upload refuses the
-same files with a form error. On the demo set: quick."""
+too large, a versions.csv that is not UTF-8 or holds a bad row; and files that are no rules
+document at all (empty, binary, no effective date, cut off before the glossary). Each refusal
+names the file, the line (and the column for versions.csv) and changes nothing; the admin's
+upload refuses the same files with a form error. On the demo set: quick."""
 
 from __future__ import annotations
 
@@ -79,8 +80,9 @@ def refused(path: Path, *patterns: str) -> str:
 LONG_NUMBER = "602.112345678901234567890123456789a"  # the issue's 34 characters
 
 
-def bad_documents() -> dict[str, tuple[str, str]]:
-    """name -> (text, what the refusal says)."""
+def bad_files() -> dict[str, tuple[bytes, str, ...]]:
+    """name -> (the file, how the refusal goes on after the file's name, what else it says):
+    documents past the limits, and files that are no rules document at all."""
     long_number = with_rule(f"{LONG_NUMBER} A subrule with a junk number.")
     long_line = with_rule("602.1c " + "word " * 4_001)
     far = document("December 31, 9999")
@@ -90,47 +92,56 @@ def bad_documents() -> dict[str, tuple[str, str]]:
     headword = BASE.replace("June 6, 2025", "February 3, 2099").replace(
         "Glossary\n\nActivated", "Glossary\n\n" + "Long" * 80 + "\nA junk term.\n\nActivated"
     )
-    return {
+    cut = document()
+    cut_at = "Glossary\n\nActivated"
+    documents = {
         "long_number": (
             long_number,
-            f"line {line_of(long_number, LONG_NUMBER)}: rule number 602.112345678901… is too "
+            f", line {line_of(long_number, LONG_NUMBER)}: rule number 602.112345678901… is too "
             "long (at most 4 digits after the dot, 10 characters)",
         ),
         "long_line": (
             long_line,
-            f"line {line_of(long_line, '602.1c')}: line longer than 20000 characters (20012)",
+            f", line {line_of(long_line, '602.1c')}: line longer than 20000 characters (20012)",
         ),
-        "far_future": (far, "line 3: effective date 9999-12-31 is out of range"),
-        "many_rules": (many, "more than 20000 numbered rules"),
-        "long_headword": (headword, "glossary headword longer than 300 characters (320)"),
+        "far_future": (far, ", line 3: effective date 9999-12-31 is out of range"),
+        "many_rules": (many, ", line ", "more than 20000 numbered rules"),
+        "long_headword": (
+            headword,
+            ", line ",
+            "glossary headword longer than 300 characters (320)",
+        ),
+        "cut_off": (
+            cut[: cut.index(cut_at)],
+            f", line {line_of(cut, cut_at)}: the document is cut off",
+        ),
+    }
+    return {
+        **{name: (text.encode("utf-8"), *says) for name, (text, *says) in documents.items()},
+        "nul": (document().replace("602.1b", "602.1b \x00", 1).encode(), ", line ", "NUL byte"),
+        "not_utf8_nor_cp1252": (
+            document().encode("utf-8").replace(b"For many", b"For \x81many", 1),
+            ", line ",
+            "byte 0x81",
+        ),
+        "empty": (b"", ": the file is empty"),
+        "binary": (b"PK\x03\x04\x14\x00\x06\x00", ", line 1: binary data"),
+        "undecodable": (b"These rules\n\xff\xfe\x81", ", line 2: cannot decode"),
+        "no_effective_date": (
+            b"Just some notes\nabout Magic.\n",
+            ", line 1: not a Comprehensive Rules",
+        ),
     }
 
 
-@pytest.mark.parametrize("case", list(bad_documents()))
-def test_a_document_past_the_limits_is_refused_naming_file_and_line(
-    tmp_path: Path, case: str
-) -> None:
-    text, expected = bad_documents()[case]
+@pytest.mark.parametrize("case", list(bad_files()))
+def test_a_bad_file_is_refused_naming_file_and_line(tmp_path: Path, case: str) -> None:
+    """A document past the limits, or a file that is no rules document at all."""
+    data, after_name, *more = bad_files()[case]
     path = tmp_path / f"{case}.txt"
-    path.write_text(text, encoding="utf-8")
-    message = refused(path, f"{path}, ", expected)
-    assert "<input>" not in message
-
-
-@pytest.mark.parametrize(
-    ("data", "expected"),
-    [
-        (document().replace("602.1b", "602.1b \x00", 1).encode(), "NUL byte"),
-        (document().encode("utf-8").replace(b"For many", b"For \x81many", 1), "byte 0x81"),
-    ],
-    ids=["nul", "not_utf8_nor_cp1252"],
-)
-def test_nul_bytes_and_undecodable_bytes_are_refused(
-    tmp_path: Path, data: bytes, expected: str
-) -> None:
-    path = tmp_path / "bytes.txt"
     path.write_bytes(data)
-    refused(path, f"{path}, line ", expected)
+    message = refused(path, f"{path}{after_name}", *more)
+    assert "<input>" not in message
 
 
 def test_a_50_mb_file_of_junk_rules_is_refused_in_seconds(tmp_path: Path) -> None:
@@ -209,35 +220,34 @@ def maintainer() -> Client:
     return client
 
 
-@pytest.mark.parametrize("case", ["long_number", "far_future", "long_line", "many_rules"])
+def uploads() -> dict[str, tuple[bytes, str, ...]]:
+    """name -> (an uploaded file, what its form error says)."""
+    out: dict[str, tuple[bytes, str, ...]] = {
+        case: (data, "rules.txt", says[-1].split(":", 1)[-1].strip()[:40])
+        for case, (data, *says) in bad_files().items()
+        if case in ("long_number", "far_future", "long_line", "many_rules")
+    }
+    out["too_large"] = (b"x" * (limits.MAX_DOCUMENT_BYTES + 1), "larger than 8 MB")
+    return out
+
+
+@pytest.mark.parametrize("case", list(uploads()))
 def test_the_admin_upload_refuses_the_same_files_with_a_form_error(
     maintainer: Client, case: str, tmp_path: Path
 ) -> None:
-    text, expected = bad_documents()[case]
+    data, *expected = uploads()[case]
     before = table_dump()
-    with override_settings(KB_PUBLISH_DIR=tmp_path / "publish"):
-        page = maintainer.post(
-            "/admin/kb/release/publish/",
-            {"file": SimpleUploadedFile("rules.txt", text.encode("utf-8"))},
-        )
-    assert page.status_code == 200
-    body = page.content.decode()
-    assert "errorlist" in body and "rules.txt" in body
-    assert expected.split(":", 1)[-1].strip()[:40] in body.replace("&#x27;", "'")
-    assert table_dump() == before
-    assert not list((tmp_path / "publish").glob("*.txt"))
-
-
-def test_the_admin_upload_refuses_a_file_over_the_size_limit(
-    maintainer: Client, tmp_path: Path
-) -> None:
-    data = b"x" * (limits.MAX_DOCUMENT_BYTES + 1)
     with override_settings(KB_PUBLISH_DIR=tmp_path / "publish"):
         page = maintainer.post(
             "/admin/kb/release/publish/", {"file": SimpleUploadedFile("rules.txt", data)}
         )
     assert page.status_code == 200
-    assert "larger than 8 MB" in page.content.decode()
+    body = page.content.decode().replace("&#x27;", "'")
+    assert "errorlist" in body
+    for text in expected:
+        assert text in body
+    assert table_dump() == before
+    assert not list((tmp_path / "publish").glob("*.txt"))
 
 
 # -- a number that is too long cannot be stored, nor break a page -----------------------------
