@@ -13,9 +13,10 @@ still in the database (the row's own text, or `source_text` under a correction).
 
 A piece of work (`Work`) is one English correction, one French text, one edited example or one
 example a maintainer added, on one row, with the releases its row is valid in. It is found again
-by the row's lineage (a rule renumbered keeps it) or, when the lineage has no row on that date
-any more, by the number it had then (a lineage re-created by a replacement); glossary work by
-its term.
+by the row's lineage (a rule renumbered keeps it); glossary work by its term. Where the lineage
+has no row on a date any more, the number the rule had then may find a copy of its row the
+import made under a new lineage (a row split at a release that lacks the rule), never another
+rule: a rule the new text removes, whose number another rule takes, is reported as removed.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Max, Q
 
 from kb.archive.texts import hashes
 from kb.crtext.model import Document
 from kb.crtext.typography import digest
 from kb.dbutil import chunks
-from kb.models import Example, GlossaryVersion, Release, RuleNumber, RuleVersion
+from kb.models import Example, GlossaryVersion, Lineage, Release, RuleNumber, RuleVersion
 from kb.models.rules import ExampleOrigin
 from kb.models.versioning import EDIT_FIELDS
 
@@ -72,6 +73,9 @@ class Ledger:
 
     work: list[Work] = field(default_factory=list)
     official: dict[dt.date, dict[tuple[str, str], str]] = field(default_factory=dict)
+    #: The highest rule lineage id when the ledger was taken: a lineage above it is one the
+    #: import made (None: unknown, and work is looked for on its own lineage only).
+    last_lineage: int | None = None
 
 
 def _french(value: Any) -> str:
@@ -149,6 +153,8 @@ def take(*, official: bool = False) -> Ledger:
     numbers = _Numbers(
         [r["lineage_id"] for r in rules] + [e["version__lineage_id"] for e in examples]
     )
+    if rules or examples:
+        ledger.last_lineage = Lineage.objects.aggregate(last=Max("id"))["last"] or 0
 
     def places(lid: int, start: dt.date, end: dt.date | None) -> tuple[Place, ...]:
         return tuple(Place(d, *numbers.on(lid, d)) for d in releases.within(start, end))
@@ -195,7 +201,9 @@ def _text_work(kind: str, owner: int, row: dict[str, Any], where: tuple[Place, .
 class _After:
     """The rows work may be found on after the import, read in a few queries."""
 
-    def __init__(self, work: Sequence[Work]) -> None:
+    def __init__(self, before: Ledger) -> None:
+        work = before.work
+        self.last_lineage = before.last_lineage
         lineages = {w.owner for w in work if w.kind != "glossary"}
         terms = {w.owner for w in work if w.kind == "glossary"}
         self.rules = self._rows(RuleVersion, "lineage_id", lineages)
@@ -218,23 +226,38 @@ class _After:
                 return row
         return None
 
-    def row(self, work: Work, place: Place) -> dict[str, Any] | None:
+    def why_not(self, work: Work, place: Place) -> str:
+        """Empty when the work is where it applied after the import; else why it is not."""
         if work.kind == "glossary":
-            return self._valid(self.terms.get(work.owner, []), place.release)
-        found = self._valid(self.rules.get(work.owner, []), place.release)
-        if found is None and place.label:
-            lid = self._lineage_numbered(place)
-            if lid is not None:
-                found = (
-                    RuleVersion.objects.filter(lineage_id=lid)
-                    .filter(
-                        Q(valid_from__lte=place.release)
-                        & (Q(valid_to__gt=place.release) | Q(valid_to__isnull=True))
-                    )
-                    .values("lineage_id", *_ROW)
-                    .first()
-                )
-        return found
+            row = self._valid(self.terms.get(work.owner, []), place.release)
+            return _why_not_here(work, row, self)
+        row = self._valid(self.rules.get(work.owner, []), place.release)
+        if row is None:
+            copy = self._copy(place)
+            if copy is not None and not _why_not_here(work, copy, self):
+                return ""
+        return _why_not_here(work, row, self)
+
+    def _copy(self, place: Place) -> dict[str, Any] | None:
+        """Where the work's lineage has no row on the date: the row holding the number the
+        rule had, if the import made its lineage (a copy of the work's row under a new
+        lineage). A lineage the archive held before is another rule's (a rule renumbered into
+        a removed one's number); the caller also requires the work on the row, which a rule
+        the new text adds under that number does not carry."""
+        if not place.label or self.last_lineage is None:
+            return None
+        lid = self._lineage_numbered(place)
+        if lid is None or lid <= self.last_lineage:
+            return None
+        return (
+            RuleVersion.objects.filter(lineage_id=lid)
+            .filter(
+                Q(valid_from__lte=place.release)
+                & (Q(valid_to__gt=place.release) | Q(valid_to__isnull=True))
+            )
+            .values("lineage_id", *_ROW)
+            .first()
+        )
 
     def _lineage_numbered(self, place: Place) -> int | None:
         key = (place.label, place.ordinal, place.release)
@@ -304,18 +327,17 @@ def where_now(before: Ledger, also: Iterable[dt.date] = ()) -> dict[Work, dict[d
     """For each piece of work of `before`, the releases it applied to (and those of `also`)
     mapped to why it is not there now: empty where it still applies. What the publish preview
     reads to say which work an import touches."""
-    after = _After(before.work)
+    after = _After(before)
     extra = sorted(set(also))
     out: dict[Work, dict[dt.date, str]] = {}
     for work in before.work:
         here = out[work] = {}
         for place in work.places:
-            here[place.release] = _why_not_here(work, after.row(work, place), after)
+            here[place.release] = after.why_not(work, place)
         label = work.places[-1] if work.places else Place(dt.date.min, "")
         for date in extra:
             if date not in here:
-                place = Place(date, label.label, label.ordinal)
-                here[date] = _why_not_here(work, after.row(work, place), after)
+                here[date] = after.why_not(work, Place(date, label.label, label.ordinal))
     return out
 
 
@@ -324,11 +346,11 @@ def missing(before: Ledger) -> list[dict[str, Any]]:
     work and reason, with the releases it is missing from (JSON-serialisable)."""
     if not before.work:
         return []
-    after = _After(before.work)
+    after = _After(before)
     grouped: dict[tuple, dict[str, Any]] = {}
     for work in before.work:
         for place in work.places:
-            reason = _why_not_here(work, after.row(work, place), after)
+            reason = after.why_not(work, place)
             if not reason:
                 continue
             key = (work, reason)
