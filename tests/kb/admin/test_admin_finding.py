@@ -155,7 +155,9 @@ def test_a_page_of_100_rows_read_in_a_release_makes_as_many_queries_as_a_page_of
     staff: Client, url_name: str, model: type, params: dict, monkeypatch
 ) -> None:
     """Each row with its validity and first words (and, for rules and examples, the number
-    and title read in the release): one query more for the page's titles, not one a row."""
+    and title read in the release): one query more for the page's titles, not one a row.
+    A page whose rows are all headings (the first rows over every release can be versions
+    of section 1, which title themselves) needs no title query: hence at most one more."""
     model_admin = admin.site._registry[model]
     counts = {}
     for per_page in (5, 100):
@@ -173,4 +175,4 @@ def test_a_page_of_100_rows_read_in_a_release_makes_as_many_queries_as_a_page_of
             assert all(row.number for row in cl.result_list)
             assert sum(bool(row.title) for row in cl.result_list) >= shown * 0.8
         counts[shown] = len(queries)
-    assert len(set(counts.values())) == 1, counts
+    assert counts[min(counts)] <= counts[max(counts)] <= counts[min(counts)] + 1, counts

@@ -31,7 +31,7 @@ DEFINING = {
 
 
 def test_a_keyword_rule_is_defined_by_the_subrule_that_says_what_it_does(archive) -> None:
-    selectors._subrules_of.cache_clear()
+    selectors.rules._subrules_of.cache_clear()  # the per-process cache, emptied
     with CaptureQueriesContext(connection) as queries:
         subrules = selectors.subrules_of([*DEFINING, "999.99"], RECENT)
     assert len(queries) == 2  # the archive's stamp, then every subrule at once

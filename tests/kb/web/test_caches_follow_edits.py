@@ -35,7 +35,7 @@ SIEGE_LINK = 'href="/en/current/glossary/siege/"'
 MADE_UP = "Ante Banding"
 
 EDIT = """
-from kb import editing
+from kb.archive import editing
 from kb.models import GlossaryVersion
 from kb.selectors import Releases
 
