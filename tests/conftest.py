@@ -1,6 +1,7 @@
 """Shared fixtures: the real data in ../shared/data, and the full archive imported once.
 
-Tests that need the shared data skip with a clear reason where it is absent (CI has it). The
+Tests that need the shared data skip with a clear reason where it is absent, and fail instead
+under KB_REQUIRE_DATA=1 (.ci/run sets it: CI always has the data). The
 full archive is imported once per session into the test database, outside any test transaction:
 tests run in transactions that roll back, so it stays as imported.
 """
@@ -35,13 +36,37 @@ def shared_available() -> bool:
 requires_shared = pytest.mark.skipif(not shared_available(), reason=NO_SHARED)
 
 
+#: Every skip for missing input says "<what> is (are) not at <path>": NO_SHARED, the seeds'
+#: NO_SEED, require_file. Under KB_REQUIRE_DATA=1 (.ci/run) such a skip is a failure.
+MISSING_INPUT = " not at "
+
+
+def data_required() -> bool:
+    return os.environ.get("KB_REQUIRE_DATA") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test skipped because its input is missing fails where the input is required: the
+    skipif markers (requires_shared, requires_seed) and fixtures' skips all pass through here,
+    so no test can pass CI by skipping (tests/test_required_data.py proves it)."""
+    outcome = yield
+    report = outcome.get_result()
+    if not (report.skipped and data_required()):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if MISSING_INPUT in reason:
+        report.outcome = "failed"
+        report.longrepr = f"{reason} (KB_REQUIRE_DATA=1: required here, so this fails)"
+
+
 def require_file(path: Path, what: str) -> None:
     """Skip a test whose input (`what`, at `path`) is absent, naming it; where it must be
     there (KB_REQUIRE_DATA=1, as .ci/run sets), fail instead: CI never passes by skipping."""
     if path.exists():
         return
     message = f"{what} is not at {path}"
-    if os.environ.get("KB_REQUIRE_DATA") == "1":
+    if data_required():
         pytest.fail(f"{message} (KB_REQUIRE_DATA=1: required here)")
     pytest.skip(message)
 
