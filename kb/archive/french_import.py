@@ -32,6 +32,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F, Q
 
+from kb.archive.sources import Source, SourceError, read_sources
 from kb.archive.texts import analyse
 from kb.crtext import CRFormatError, decode_bytes
 from kb.crtext.french_parser import FrenchDocument, parse_french_text
@@ -48,7 +49,20 @@ CANDIDATES_SHOWN = 6
 MAINTAINER_STATUSES = frozenset({FrenchStatus.UNOFFICIAL, FrenchStatus.REVIEWED})
 
 
-class FrenchImportRefused(Exception):
+class FrenchImportError(Exception):
+    """A French import that did not complete; its message names the file and line (or the
+    source) at fault, as an operator reads it.
+
+    `batch` is what an import of several documents did meanwhile (each document is imported on
+    its own: the ones before and after a refused one stay imported), or None.
+    """
+
+    def __init__(self, message: str, *, batch: FrenchImportBatch | None = None) -> None:
+        super().__init__(message)
+        self.batch = batch
+
+
+class FrenchImportRefused(FrenchImportError):
     """The French document cannot be imported as asked (and nothing was changed)."""
 
     def __init__(self, message: str, candidates: list[Candidate] | None = None) -> None:
@@ -124,6 +138,37 @@ class FrenchImportResult:
     flags: list[Flag] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class FrenchSourceOutcome:
+    """One document of a batch: the result of its import, or why it was not imported.
+
+    `error` names the file (and line); `unreadable` is set when the file could not be read
+    at all, rather than refused for what it holds.
+    """
+
+    name: str
+    result: FrenchImportResult | None = None
+    error: str = ""
+    unreadable: bool = False
+
+
+@dataclass
+class FrenchImportBatch:
+    """What `import_french_sources` did, document by document, in the order given."""
+
+    outcomes: list[FrenchSourceOutcome] = field(default_factory=list)
+
+    @property
+    def results(self) -> list[FrenchImportResult]:
+        """The documents imported (created, replaced or unchanged)."""
+        return [o.result for o in self.outcomes if o.result is not None]
+
+    @property
+    def errors(self) -> list[str]:
+        """The documents not imported, each message naming its file."""
+        return [o.error for o in self.outcomes if o.result is None]
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -543,7 +588,7 @@ def _store(alignment: Alignment, result: FrenchImportResult) -> set[int]:
     return changed
 
 
-# -- the command -------------------------------------------------------------------------------
+# -- whole documents and batches ---------------------------------------------------------------
 
 
 def import_french_file(
@@ -576,55 +621,67 @@ def describe(result: FrenchImportResult, *, verbose: bool = False) -> list[str]:
     return lines
 
 
-def run_import_command(command: Any, opts: dict[str, Any], *, user: str = "") -> None:
-    """`import_rules --lang fr`: each French document in turn; refusals name the file."""
-    from django.core.management.base import CommandError
+def import_french_sources(
+    sources: list[str], *, translates: dt.date | None = None, user: str = ""
+) -> FrenchImportBatch:
+    """Import each French document of `sources` (files, folders of them, URLs) in turn.
 
-    from kb.archive.sources import SourceError, read_sources
+    Why a function and not the command's own code: the admin, scripts and tests import French
+    documents too, and read what happened from the returned batch (what each document attached,
+    its counts, warnings and anomalies) rather than from a command's output. Each document is
+    its own transaction: a refused one changes nothing and the others are still imported.
 
-    translates = opts.get("translates")
-    if isinstance(translates, str):
-        try:
-            translates = dt.date.fromisoformat(translates)
-        except ValueError:
-            raise CommandError(f"--translates {translates!r}: not a date (YYYY-MM-DD)") from None
-    errors: list[str] = []
+    Raises FrenchImportError once every document was tried if any was refused or unreadable
+    (its message lists them, each naming its file and line; `batch` holds the outcomes), or
+    when a source cannot be listed or downloaded at all.
+    """
+    batch = FrenchImportBatch()
     try:
-        for source in read_sources(opts["sources"]):
-            try:
-                result = import_french_file(
-                    name=source.name, data=source.read(), translates=translates, user=user
-                )
-            except (CRFormatError, FrenchImportRefused) as exc:
-                message = str(exc) if str(exc).startswith(source.name) else f"{source.name}: {exc}"
-                errors.append(message)
-                command.stderr.write(f"refused: {message}")
-                continue
-            except OSError as exc:
-                errors.append(f"{source.name}: cannot read: {exc}")
-                continue
-            if opts.get("verbosity", 1) >= 1:
-                for line in describe(result, verbose=opts.get("verbosity", 1) >= 2):
-                    command.stdout.write(line)
+        for source in read_sources(sources):
+            batch.outcomes.append(_import_source(source, translates=translates, user=user))
     except SourceError as exc:
-        raise CommandError(str(exc)) from None
+        raise FrenchImportError(str(exc), batch=batch) from exc
+    errors = batch.errors
     if errors:
-        raise CommandError(f"{len(errors)} document(s) refused:\n" + "\n".join(errors))
+        raise FrenchImportError(
+            f"{len(errors)} document(s) refused:\n" + "\n".join(errors), batch=batch
+        )
+    return batch
+
+
+def _import_source(source: Source, *, translates: dt.date | None, user: str) -> FrenchSourceOutcome:
+    """One document of a batch; a refusal or a read error is its outcome, not an exception."""
+    try:
+        result = import_french_file(
+            name=source.name, data=source.read(), translates=translates, user=user
+        )
+    except (CRFormatError, FrenchImportRefused) as exc:
+        message = str(exc) if str(exc).startswith(source.name) else f"{source.name}: {exc}"
+        return FrenchSourceOutcome(source.name, error=message)
+    except OSError as exc:
+        return FrenchSourceOutcome(
+            source.name, error=f"{source.name}: cannot read: {exc}", unreadable=True
+        )
+    return FrenchSourceOutcome(source.name, result=result)
 
 
 __all__ = [
     "Alignment",
     "Candidate",
     "Flag",
+    "FrenchImportBatch",
+    "FrenchImportError",
     "FrenchImportRefused",
     "FrenchImportResult",
+    "FrenchSourceOutcome",
     "Match",
     "align",
     "apply_french",
     "candidate_releases",
     "choose_release",
+    "describe",
     "import_french_file",
+    "import_french_sources",
     "maintainer_wrote",
     "read_french",
-    "run_import_command",
 ]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from kb.crtext.decode import decode_bytes
 from kb.crtext.errors import CRFormatError
 from kb.crtext.limits import date_problem
-from kb.crtext.model import Anomaly, Entry, GlossaryEntry
+from kb.crtext.model import Anomaly, Document, Entry
 from kb.crtext.parser import CHAPTER_RE, FIRST_RULE_RE, SECTION_RE, Parser, paragraphs
 
 FRENCH_MONTHS = {
@@ -66,33 +66,18 @@ _CUT_ENDINGS = ("«", "(", ",", "–", "—")
 
 
 @dataclass(slots=True)
-class FrenchDocument:
-    """A parsed French document: the English parser's shape, with an optional date.
+class FrenchDocument(Document):
+    """A parsed French document: the English `Document` (its fields and `counts()`), with an
+    optional date and the chapters it holds.
 
-    `effective_date` is None when the document has no date line; `date_line` is its line.
-    `chapters` lists the chapters the document holds (a partial document has only some).
+    `effective_date` is None when the document has no date line (the importer then infers or
+    asks which English release it translates); `date_line` is that line's number. `chapters`
+    lists the chapters the document holds (a partial document has only some).
     """
 
-    effective_date: dt.date | None
-    date_line: int | None
-    title: str
-    introduction: str
-    contents: list[str]
-    entries: list[Entry]
-    glossary: list[GlossaryEntry]
-    credits: str
-    anomalies: list[Anomaly]
-    source: str = ""
+    effective_date: dt.date | None  # narrowed to a date in English: optional in French only
+    date_line: int | None = None
     chapters: list[str] = field(default_factory=list)
-
-    def counts(self) -> dict[str, int]:
-        """Counts in the English document's conventions (sections, chapters, rules…)."""
-        out = {"sections": 0, "chapters": 0, "rules": 0, "subrules": 0, "examples": 0}
-        for e in self.entries:
-            out[e.kind + "s"] += 1
-            out["examples"] += len(e.examples)
-        out["glossary"] = len(self.glossary)
-        return out
 
 
 def parse_french_bytes(data: bytes, *, source: str = "") -> FrenchDocument:
@@ -103,7 +88,7 @@ def parse_french_bytes(data: bytes, *, source: str = "") -> FrenchDocument:
 def parse_french_text(text: str, *, source: str = "") -> FrenchDocument:
     """Parse French CR text (line ends normalised to "\\n")."""
     try:
-        return _FrenchParser(text.split("\n"), source).parse_french()
+        return _FrenchParser(text.split("\n"), source).parse()
     except CRFormatError as exc:
         raise exc.with_source(source) from None
 
@@ -138,9 +123,18 @@ def heading_of(line: str) -> str | None:
 
 
 class _FrenchParser(Parser):
+    """The English parser's entries, glossary and headings machinery with the French
+    conventions: "Exemple :", headings in any case and accents, an optional date line and a
+    document that may hold only part of the rules."""
+
     example_re = _EXAMPLE_RE
 
-    def parse_french(self) -> FrenchDocument:
+    def is_heading(self, line: str, heading: str) -> bool:
+        """Headings in any case and accents: "GLOSSAIRE" is "Glossaire", "Credits" "Crédits"."""
+        return heading_of(line) == heading
+
+    def parse(self) -> FrenchDocument:
+        """The whole document; what a partial document lacks (date, headings) is left empty."""
         date_idx, date = self._french_date()
         first_rule = next(
             (i for i, line in enumerate(self.lines) if FIRST_RULE_RE.match(line.strip())), None
@@ -153,11 +147,11 @@ class _FrenchParser(Parser):
             )
         self._refuse_english(first_rule)
         body_start = self._french_body_start(first_rule)
-        glossary_idx = self._french_heading("Glossaire", first_rule)
-        credits_idx = self._french_heading("Crédits", glossary_idx or first_rule)
+        glossary_idx = self.heading_after("Glossaire", first_rule)
+        credits_idx = self.heading_after("Crédits", glossary_idx or first_rule)
         body_end = next((i for i in (glossary_idx, credits_idx) if i is not None), len(self.lines))
         head_start = date_idx + 1 if date_idx is not None else 0
-        contents_idx = self._french_heading("Sommaire", head_start - 1, body_start)
+        contents_idx = self.heading_after("Sommaire", head_start - 1, body_start)
         intro_end = contents_idx if contents_idx is not None else body_start
         title = next(
             (
@@ -176,9 +170,9 @@ class _FrenchParser(Parser):
             if contents_idx is not None
             else []
         )
-        entries = self._entries(body_start, body_end)
+        entries = self.read_entries(body_start, body_end)
         glossary = (
-            self._glossary(glossary_idx + 1, credits_idx or len(self.lines))
+            self.read_glossary(glossary_idx + 1, credits_idx or len(self.lines))
             if glossary_idx is not None
             else []
         )
@@ -259,12 +253,6 @@ class _FrenchParser(Parser):
                     "English “Example:” line in a French document: is this the English text?",
                     line=i + 1,
                 )
-
-    def _french_heading(self, heading: str, start: int, stop: int | None = None) -> int | None:
-        stop = len(self.lines) if stop is None else stop
-        return next(
-            (i for i in range(start + 1, stop) if heading_of(self.lines[i]) == heading), None
-        )
 
 
 def entry_anomalies(

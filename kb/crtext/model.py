@@ -63,6 +63,9 @@ class GlossaryEntry:
 
 @dataclass(slots=True)
 class Document:
+    """A parsed CR document. The French document (kb.crtext.french_parser.FrenchDocument) is
+    this one with an optional date and what a partial translation needs besides."""
+
     effective_date: dt.date
     title: str
     introduction: str

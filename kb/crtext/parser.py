@@ -55,9 +55,15 @@ _DATE_RE = re.compile(
     r"\b(effective|current) as of ([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE
 )
 _LEGACY_HEADER_RE = re.compile(r"COMPREHENSIVE RULES\s+\d\d/\d\d/\d\d")
+# The numbering is the same in every language (the French document prints "602.2a" too), so the
+# three patterns below are shared with kb.crtext.french_parser: one definition of what a section,
+# a chapter and the first rule look like keeps the two languages' entries lined up.
+#: A section heading ("6. Spells, Abilities, and Effects"): its digit, its title.
 SECTION_RE = re.compile(r"^([1-9])\.\s+(\S.*)$")
+#: A chapter heading ("602. Activating Activated Abilities"): its number, its title.
 CHAPTER_RE = re.compile(r"^([1-9]\d\d)\.\s+(\D.*)$")
 _RULE_RE = re.compile(r"^([1-9]\d\d)\.( ?)(\d+)([a-z]{1,2})?(\.?)\s*(.*)$")
+#: A numbered rule line ("100.1. …"): where the body of a document starts, in any language.
 FIRST_RULE_RE = re.compile(r"^[1-9]\d\d\.\d+\.?\s")
 _EXAMPLE_RE = re.compile(r"^Example:\s*")
 _GLUED_TERM_RE = re.compile(r"^(.*?[A-Za-z)”\"])(1\.\s+\S.*)$")
@@ -78,6 +84,15 @@ def parse_text(text: str, *, source: str = "") -> Document:
 
 
 class Parser:
+    """Reads one document's lines into a `Document`, recording its defects as anomalies.
+
+    Public because kb.crtext.french_parser builds on it: a French document has the same numbered
+    entries and glossary blocks with other headings, date line and example prefix. What a
+    subclass may use or override is public and says so (`lines`, `source`, `anomalies`,
+    `anomaly`, `example_re`, `is_heading`, `heading_after`, `read_entries`, `read_glossary`);
+    the rest is this parser's own and may change.
+    """
+
     #: How an example line starts ("Example:"); the French parser reads "Exemple :".
     example_re: re.Pattern[str] = _EXAMPLE_RE
 
@@ -88,11 +103,13 @@ class Parser:
         check_line_lengths(lines)
 
     def anomaly(self, kind: str, line: int | None, number: str = "", detail: str = "") -> None:
+        """Record a defect of the source (kept as data, never silently fixed away)."""
         self.anomalies.append(Anomaly(kind, line, number, detail))
 
     # -- document frame -------------------------------------------------------------------
 
     def parse(self) -> Document:
+        """The whole document: date, title, introduction, contents, entries, glossary, credits."""
         date_idx, date = self._effective_date()
         first_rule = next(
             (i for i, line in enumerate(self.lines) if FIRST_RULE_RE.match(line.strip())), None
@@ -100,18 +117,18 @@ class Parser:
         if first_rule is None:
             raise CRFormatError("no numbered rules found (a line such as “100.1. …”)")
         body_start = self._body_start(first_rule)
-        glossary_idx = self._heading_after("Glossary", first_rule)
+        glossary_idx = self.heading_after("Glossary", first_rule)
         if glossary_idx is None:
             raise CRFormatError(
                 "the document is cut off: no Glossary after the rules",
                 line=len(self.lines),
             )
-        credits_idx = self._heading_after("Credits", glossary_idx)
+        credits_idx = self.heading_after("Credits", glossary_idx)
         if credits_idx is None:
             raise CRFormatError(
                 "the document is cut off: no Credits after the Glossary", line=len(self.lines)
             )
-        contents_idx = self._heading_after("Contents", date_idx, body_start)
+        contents_idx = self.heading_after("Contents", date_idx, body_start)
         intro_end = contents_idx if contents_idx is not None else body_start
         title = next((line.strip() for line in self.lines if line.strip()), "")
         introduction = paragraphs(self.lines[date_idx + 1 : intro_end], skip_heading="Introduction")
@@ -120,8 +137,8 @@ class Parser:
             if contents_idx is not None
             else []
         )
-        entries = self._entries(body_start, glossary_idx)
-        glossary = self._glossary(glossary_idx + 1, credits_idx)
+        entries = self.read_entries(body_start, glossary_idx)
+        glossary = self.read_glossary(glossary_idx + 1, credits_idx)
         credits = paragraphs(self.lines[credits_idx + 1 :])
         return Document(
             effective_date=date,
@@ -181,13 +198,31 @@ class Parser:
                 break
         return first_rule
 
-    def _heading_after(self, heading: str, start: int, stop: int | None = None) -> int | None:
+    def is_heading(self, line: str, heading: str) -> bool:
+        """Is `line` the heading `heading` ("Glossary")? Exactly, in English; the French parser
+        overrides it (its headings vary in case and accents)."""
+        return line.strip() == heading
+
+    def heading_after(self, heading: str, start: int, stop: int | None = None) -> int | None:
+        """The index of the first line after `start` (and before `stop`) that is `heading`.
+
+        Shared so that both languages find their Contents, Glossary and Credits the same way,
+        through `is_heading`.
+        """
         stop = len(self.lines) if stop is None else stop
-        return next((i for i in range(start + 1, stop) if self.lines[i].strip() == heading), None)
+        return next(
+            (i for i in range(start + 1, stop) if self.is_heading(self.lines[i], heading)), None
+        )
 
     # -- numbered rules -------------------------------------------------------------------
 
-    def _entries(self, start: int, stop: int) -> list[Entry]:
+    def read_entries(self, start: int, stop: int) -> list[Entry]:
+        """The numbered entries of lines `start` to `stop`, with their examples and
+        continuation lines; numbering defects become anomalies.
+
+        Shared with the French parser on purpose: the same numbers read with the same repairs
+        (`702. 37a`, a number printed twice) line a French entry up with its English one.
+        """
         entries: list[Entry] = []
         seen: dict[str, Entry] = {}
         current: Entry | None = None
@@ -312,7 +347,11 @@ class Parser:
 
     # -- glossary -------------------------------------------------------------------------
 
-    def _glossary(self, start: int, stop: int) -> list[GlossaryEntry]:
+    def read_glossary(self, start: int, stop: int) -> list[GlossaryEntry]:
+        """The glossary blocks of lines `start` to `stop` (a headword, then its definition).
+
+        Shared with the French parser: the French glossary has the same blocks and limits.
+        """
         out: list[GlossaryEntry] = []
         seen: dict[str, int] = {}
         for lineno, block in _blocks(self.lines, start, stop):
@@ -402,6 +441,11 @@ def _blocks(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, list
 
 
 def paragraphs(lines: list[str], skip_heading: str = "") -> str:
+    """The paragraphs of `lines` (blank-line separated) joined by a blank line, a leading
+    `skip_heading` paragraph dropped.
+
+    Shared with the French parser, whose introduction and credits are laid out the same way.
+    """
     paras = ["\n".join(b) for _, b in _blocks(lines, 0, len(lines))]
     if paras and skip_heading and paras[0] == skip_heading:
         paras = paras[1:]

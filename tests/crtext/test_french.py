@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from kb.crtext import CRFormatError
+from kb.crtext import CRFormatError, Document
 from kb.crtext.french_parser import parse_french_bytes, parse_french_date, parse_french_text
 from kb.crtext.pdf import join_paragraphs, pdf_text, strip_page_furniture
 from tests.crtext.french_fixtures import french_document, french_pdf, requires_seed
@@ -128,6 +128,21 @@ def test_the_seed_602_parses_with_its_defects_kept_and_reported() -> None:
         ("doubled_number", "602.2a", 16),  # "602.2a 2a"
         ("lost_symbol", "602.5a", 23),  # "le symbole d'engagement ()"
     }
+
+
+def test_the_french_document_is_the_english_document_with_an_optional_date() -> None:
+    doc = parse_french_text(FULL, source="fr.txt")
+    assert isinstance(doc, Document) and doc.source == "fr.txt"
+    assert doc.counts() == {
+        "sections": 1,
+        "chapters": 1,
+        "rules": 1,
+        "subrules": 1,
+        "examples": 2,
+        "glossary": 2,
+    }
+    undated = parse_french_text("602.5. Un joueur.\n")
+    assert isinstance(undated, Document) and undated.effective_date is None
 
 
 @requires_seed

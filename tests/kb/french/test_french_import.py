@@ -13,7 +13,13 @@ import datetime as dt
 import pytest
 from django.core.management.base import CommandError
 
-from kb.archive.french_import import apply_french, candidate_releases, read_french
+from kb.archive.french_import import (
+    FrenchImportError,
+    apply_french,
+    candidate_releases,
+    import_french_sources,
+    read_french,
+)
 from kb.archive.importer import Importer, text_checksum
 from kb.crtext import decode_bytes, parse_text
 from kb.models import Anomaly, Example, ImportRecord
@@ -152,6 +158,65 @@ def test_a_date_with_no_release_attaches_to_the_one_before_with_a_warning(
     out = run("import_rules", str(path), "--lang", "fr")
     assert "no English release effective 2010-05-01 (line 4): attached to the latest one " in out
     assert rule_version("602.2a", ROE).fr_release.effective_date == ROE
+
+
+def test_called_directly_the_import_returns_what_it_attached(english, document) -> None:
+    batch = import_french_sources([str(document)])
+    assert batch.errors == [] and [o.name for o in batch.outcomes] == [str(document)]
+    [result] = batch.results
+    assert (result.translates, result.document_date, result.action) == (ROE, ROE, "created")
+    assert result.matched[:3] == ["602", "602.1", "602.1a"] and len(result.matched) == 17
+    assert sorted(result.stored) == sorted(result.matched)
+    assert result.unchanged == [] and result.kept == [] and result.warnings == []
+    assert {(f.kind, f.number, f.line) for f in result.flags} == {
+        ("lost_symbol", "602.1", 11),
+        ("example_cut_short", "602.1", 12),
+        ("doubled_number", "602.2a", 16),
+        ("lost_symbol", "602.5a", 23),
+    }
+    assert rule_version("602.2a", ROE).text_fr.startswith("2a Le joueur annonce")
+    # Named with the other release, the same document says so in a warning.
+    [again] = import_french_sources([str(document)], translates=ARC).results
+    assert again.translates == ARC and again.warnings == [
+        "the document is dated 2010-04-23 (line 4) but was attached to 2010-06-18 as asked"
+    ]
+
+
+def test_called_directly_a_refusal_raises_with_what_the_others_did(english, document, tmp_path):
+    undated = tmp_path / "sans-date.txt"
+    undated.write_text(french_document(date_line=False), encoding="utf-8")
+    missing = tmp_path / "absent.txt"
+    with pytest.raises(FrenchImportError) as exc:
+        import_french_sources([str(undated), str(document)])
+    message = str(exc.value)
+    assert message.startswith(f"1 document(s) refused:\n{undated}: the document has no date line")
+    assert "2010-04-23  exact match" in message  # the candidates, as the command shows them
+    # The refused document changed nothing; the other one was imported all the same.
+    outcomes = exc.value.batch.outcomes
+    assert [(o.name, o.result is None) for o in outcomes] == [
+        (str(undated), True),
+        (str(document), False),
+    ]
+    assert outcomes[0].error in message and not outcomes[0].unreadable
+    assert outcomes[1].result.action == "created" and len(outcomes[1].result.stored) == 17
+    assert ImportRecord.objects.filter(lang="fr").count() == 1
+    # A path that is not there is the source's error, named; nothing was tried.
+    with pytest.raises(FrenchImportError) as exc:
+        import_french_sources([str(missing)])
+    assert str(exc.value) == f"{missing}: no such file or folder"
+    assert exc.value.batch.outcomes == []
+
+
+def test_the_command_refuses_with_the_imports_own_message(english, tmp_path) -> None:
+    undated = tmp_path / "sans-date.txt"
+    undated.write_text(french_document(date_line=False), encoding="utf-8")
+    with pytest.raises(FrenchImportError) as direct:
+        import_french_sources([str(undated)])
+    with pytest.raises(CommandError) as command:
+        run("import_rules", str(undated), "--lang", "fr")
+    assert str(command.value) == str(direct.value)
+    with pytest.raises(CommandError, match=r"--translates 'avril': not a date \(YYYY-MM-DD\)"):
+        run("import_rules", str(undated), "--lang", "fr", "--translates", "avril")
 
 
 @pytest.mark.slow
