@@ -4,7 +4,7 @@ Everything that varies by language reads this module: Django's LANGUAGES and
 modeltranslation's fields (settings), the search fields and analyzers (the search app reads
 `settings.SEARCH_LANGUAGES`, built from it), the language filters of pages and API, and the
 language switcher. Adding a language is an entry here plus its translations and its data
-(README: "Adding a language").
+(docs/languages.md).
 
 Plain Python, no Django: settings import it before Django is set up.
 """

@@ -1,57 +1,25 @@
-"""Analyzers per language, and the one stop-word policy every field shares.
+"""How texts are compared, whatever the backend: folding, the stop-word policy's questions,
+plain forms of titles and what was typed, the names a text holds.
 
-Why one policy: a query combining fields with different stop words (an exact field and a
-French field, say) turns a stop word into a required term and returns nothing ("Héraut de la
-guerre"). So stop words are removed once, from the query, before it is compiled for any field;
-text fields drop the same words when indexing (only shifting positions), and name fields keep
-them, for quoted phrases.
+Backend-neutral: it imports nothing of Whoosh, so choosing the PostgreSQL backend loads none
+of it (tests/search/test_no_whoosh.py checks it in a fresh interpreter). What a word is and
+which words every field drops live in search.words; the Whoosh analyzers that apply them when
+indexing live with their backend (search.backends.whoosh.analyzers).
 
-Written with Whoosh's analysis module (shared by its forks); the backend is the only user.
+Two things here still reach Whoosh, only when called: `stem_words` stems with Porter's
+algorithm as Whoosh ships it (whoosh.lang.porter: a module of plain Python that imports
+nothing else of Whoosh), the stems English's analyzer gives; and `english` builds English's
+Whoosh analyzer, which kb's site search uses to stem a definition's words as the Whoosh index
+does. Loading those is the one reason a site on PostgreSQL still needs the Whoosh package.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from functools import lru_cache
 
-from whoosh.analysis import (
-    Analyzer,
-    CharsetFilter,
-    Filter,
-    LowercaseFilter,
-    RegexTokenizer,
-    StemFilter,
-    StopFilter,
-    Token,
-)
-from whoosh.lang.porter import stem as porter_stem
-from whoosh.support.charset import accent_map
-
-from search.conf import configured
-
-#: Stop words per analyzer. Rules words like "can", "not", "may", "each", "until" and "when"
-#: carry meaning here; only grammatical words are dropped.
-_STOP = {
-    "english": "a an and are as at be by for from in into is it its of on or that the their this to was were with you your",  # noqa: E501
-    "french": "au aux ce ces d de des du en et l la le les qu que qui s sa se ses son un une à",
-}
-
-
-@lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """The stop words of every language the site speaks, dropped alike from every field and
-    query (the one policy)."""
-    return frozenset(w for name in _analyzer_names() for w in _STOP.get(name, "").split())
-
-
-def _analyzer_names() -> tuple[str, ...]:
-    return tuple(analyzer for _, analyzer in configured())
-
-
-# Words with internal apostrophes or dots stay whole ("602.2a", "urza's", "l'ennemi").
-TOKENS = r"\w+(?:[.'’]\w+)*"
+from search.words import stop_words
 
 
 def fold(text: str) -> str:
@@ -83,188 +51,6 @@ def _combining() -> re.Pattern[str]:
     return re.compile(f"[{''.join(ranges)}]")
 
 
-class ApostropheFilter(Filter):
-    """ "Urza's" -> "urzas", "l'ennemi" -> "lennemi" + "ennemi": names match typed with or
-    without their apostrophes; French elisions drop their article (names keep the joined form
-    too, "lennemi", for a name typed without its apostrophe)."""
-
-    def __init__(self, keep_elided: bool = False) -> None:
-        self.keep_elided = keep_elided
-
-    def __call__(self, tokens):
-        for t in tokens:
-            text = t.text
-            if "'" not in text and "’" not in text:
-                yield t
-                continue
-            parts = text.replace("’", "'").split("'")
-            elided = len(parts) == 2 and len(parts[0]) <= 2 and parts[0] != "o"  # l', d', qu'
-            if not elided or self.keep_elided:
-                t.text = "".join(parts)
-                yield t
-            if elided:
-                t.text = parts[1]
-                yield t
-
-
-class DotFilter(Filter):
-    """Keeps a rule number whole and adds its pieces nothing; splits dotted abbreviations
-    that are not numbers ("e.g." -> "e", "g")."""
-
-    def __call__(self, tokens):
-        for t in tokens:
-            if "." in t.text and not t.text[:1].isdigit():
-                for part in t.text.split("."):
-                    if part:
-                        t.text = part
-                        yield t
-            else:
-                yield t
-
-
-def _base(keep_elided: bool = False):
-    return (
-        RegexTokenizer(TOKENS)
-        | LowercaseFilter()
-        | CharsetFilter(accent_map)
-        | DotFilter()
-        | ApostropheFilter(keep_elided)
-    )
-
-
-class WordCache(Analyzer):
-    """An analyzer chain run once per distinct word, not once per occurrence.
-
-    Why: Whoosh passes every token of every text through one Python generator per filter;
-    indexing the archive's 2.7 million tokens spent most of its analysis time there, on words
-    seen thousands of times. Every filter of these chains works on one word at a time (a
-    word's forms never depend on its neighbours), so a text is split by the chain's own
-    tokenizer and each word's forms come from a table. Positions follow the chain's rules:
-    numbered by word, or renumbered over the words kept when it drops stop words (Whoosh's
-    StopFilter with `renumber`). What the table cannot give (positions with stop words kept,
-    originals, an untokenized value) goes through the chain itself. Tests compare the two
-    on every text."""
-
-    #: Words remembered per analyzer before the table starts again.
-    MAX_WORDS = 300_000
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self._words: dict[tuple[str, bool, str, bool], tuple[tuple[str, bool], ...]] = {}
-
-    @property
-    def items(self):  # Whoosh reads a composite's parts (has_morph, clean)
-        return self.inner.items
-
-    def __repr__(self) -> str:
-        return f"WordCache({self.inner!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, WordCache) and self.inner == other.inner
-
-    def __hash__(self) -> int:
-        return hash(repr(self))
-
-    def __getstate__(self) -> dict:  # pickled in the index's schema without its table
-        return {"inner": self.inner}
-
-    def __setstate__(self, state: dict) -> None:
-        self.inner = state["inner"]
-        self._words = {}
-
-    def has_morph(self) -> bool:
-        return self.inner.has_morph()
-
-    def clean(self) -> None:
-        self._words.clear()
-        self.inner.clean()
-
-    def __call__(
-        self,
-        value,
-        positions=False,
-        chars=False,
-        keeporiginal=False,
-        removestops=True,
-        start_pos=0,
-        start_char=0,
-        tokenize=True,
-        mode="",
-        no_morph=False,
-        **kwargs,
-    ):
-        if keeporiginal or not tokenize or (positions and not removestops):
-            return self.inner(
-                value, positions=positions, chars=chars, keeporiginal=keeporiginal,
-                removestops=removestops, start_pos=start_pos, start_char=start_char,
-                tokenize=tokenize, mode=mode, no_morph=no_morph, **kwargs,
-            )  # fmt: skip
-        return self._tokens(
-            value, positions, chars, start_pos, start_char, mode, no_morph, removestops, kwargs
-        )
-
-    def _tokens(
-        self, value, positions, chars, start_pos, start_char, mode, no_morph, removestops, kwargs
-    ):
-        tokenizer = self.inner.items[0]
-        renumber = any(getattr(f, "renumber", False) for f in self.inner.items[1:])
-        words = self._words
-        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        pos = None
-        for number, match in enumerate(tokenizer.expression.finditer(value)):
-            word = match.group(0)
-            key = (word, no_morph, mode, removestops)  # no filter reads the mode; one might
-            forms = words.get(key)
-            if forms is None:
-                if len(words) >= self.MAX_WORDS:
-                    words.clear()
-                forms = tuple(
-                    (f.text, f.stopped)
-                    for f in self.inner(word, mode=mode, no_morph=no_morph, removestops=removestops)
-                )
-                words[key] = forms
-            for form, stopped in forms:
-                t.text, t.boost, t.stopped = form, 1.0, stopped
-                if positions:
-                    if renumber:
-                        pos = start_pos + number if pos is None else pos + 1
-                    else:
-                        pos = start_pos + number
-                    t.pos = pos
-                if chars:
-                    t.startchar = start_char + match.start()
-                    t.endchar = start_char + match.end()
-                yield t
-
-
-def english():
-    """English stemming (Porter), accents folded, the shared stop words."""
-    return WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter())
-
-
-def french():
-    """French: accents folded *before* stemming, so "pietinement" finds "piétinement"."""
-    return WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1) | StemFilter(lang="fr"))
-
-
-#: The analyzer of each language's texts, by the name config/languages.py gives it.
-ANALYZERS: dict[str, Callable] = {"english": english, "french": french}
-
-
-def text_analyzer(name: str):
-    """The text analyzer called `name`; a language with none of its own gets English's
-    tokenizing and folding without stemming."""
-    factory = ANALYZERS.get(name)
-    return (
-        factory() if factory else WordCache(_base() | StopFilter(stoplist=stop_words(), minsize=1))
-    )
-
-
-def names():
-    """Names and titles: no stemming (prefixes must match: "Audaci*"), no stop words."""
-    return WordCache(_base(keep_elided=True))
-
-
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -279,5 +65,56 @@ def is_stop_word(word: str) -> bool:
 
 def stem_words(text: str) -> str:
     """English words by their stems ("destroying a permanent" -> "destroi a perman"), for
-    comparing what was typed with names whatever their endings."""
-    return " ".join(porter_stem(w) for w in text.split())
+    comparing what was typed with names whatever their endings. Porter's stemmer as Whoosh
+    ships it (imported on the first call): the stems English's analyzer gives."""
+    from whoosh.lang.porter import stem
+
+    return " ".join(stem(w) for w in text.split())
+
+
+def title_names(title: str) -> set[str]:
+    """The names a title gives, plain: each face of "A // B" (the whole title when it has one
+    face) and the part of a face before its comma ("Atraxa")."""
+    found = set()
+    for face in title.split(" // "):
+        found.add(plain(face))
+        if "," in face:
+            found.add(plain(face.split(",")[0]))
+    return found
+
+
+def named(text: str, names: frozenset[str], longest: int = 8) -> list[str]:
+    """The names `text` holds (plain, of `names`), longest first, each word used once."""
+    words = plain(text).split()
+    used = [False] * len(words)
+    found = []
+    for size in range(min(longest, len(words)), 0, -1):
+        for i in range(len(words) - size + 1):
+            if any(used[i : i + size]):
+                continue
+            phrase = " ".join(words[i : i + size])
+            if phrase in names:
+                found.append(phrase)
+                used[i : i + size] = [True] * size
+    return found
+
+
+def english():
+    """English's Whoosh analyzer (search.backends.whoosh.analyzers.english): Whoosh is
+    imported on the first call, never by importing this module."""
+    from search.backends.whoosh.analyzers import english as whoosh_english
+
+    return whoosh_english()
+
+
+#: Classes that lived here before the Whoosh analyzers moved: indexes written then pickled
+#: them under this module's name, and still open.
+_MOVED = frozenset({"ApostropheFilter", "DotFilter", "WordCache"})
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        from search.backends.whoosh import analyzers
+
+        return getattr(analyzers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,7 @@
 live one and swaps it in, over and over: no request fails (0 errors, no 503), the rebuilds
 succeed, and afterwards the database passes its integrity check and `check_index` is clean.
 
-A short version of the measured run (README, "Load"): two levels of a few seconds, on the last
+A short version of the measured run (docs/benchmarks.md): two levels of a few seconds, on the last
 three real releases and the demo card, in a data folder of the test's own.
 """
 

@@ -1,4 +1,4 @@
-"""Models of the rules archive (README: "How the archive is stored")."""
+"""Models of the rules archive (docs/storage.md)."""
 
 from kb.models.glossary import GlossaryTerm, GlossaryVersion
 from kb.models.records import Anomaly, ImportRecord

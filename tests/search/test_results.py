@@ -100,10 +100,10 @@ def test_fold_drops_every_combining_mark_as_unicodedata_tells() -> None:
     ],
 )
 def test_the_word_cache_analyses_as_the_chain_does(field: str, options: dict) -> None:
-    """Texts are analysed a word at a time from a table (search.analysis.WordCache): the
+    """Texts are analysed a word at a time from a table (Whoosh analyzers' WordCache): the
     tokens, positions and offsets are the chain's own, stop words, elisions, dotted
     abbreviations and split words included."""
-    from search.analysis import WordCache
+    from search.backends.whoosh.analyzers import WordCache
     from search.backends.whoosh.schema import schema
 
     analyzer = schema()[field].analyzer
@@ -118,3 +118,31 @@ def test_the_word_cache_analyses_as_the_chain_does(field: str, options: dict) ->
     for text in [*TEXTS, "The the e.g. a.b.c l’ennemi d'Urza's — 702.19c.", "", "à la"]:
         for _ in range(2):  # the second time from the table
             assert tokens(analyzer, text) == tokens(analyzer.inner, text)
+
+
+def test_an_index_written_when_the_analyzers_lived_in_search_analysis_still_opens(
+    tmp_path, monkeypatch
+) -> None:
+    """Whoosh pickles the analyzers' classes into the index by module path: an index written
+    while WordCache and its filters lived in search.analysis names them there, and opens and
+    searches with the classes of search.backends.whoosh.analyzers."""
+    from whoosh import index
+    from whoosh.query import Term
+
+    from search.backends.whoosh import analyzers
+    from search.backends.whoosh.schema import schema
+
+    for cls in (analyzers.WordCache, analyzers.ApostropheFilter, analyzers.DotFilter):
+        monkeypatch.setattr(cls, "__module__", "search.analysis")
+    ix = index.create_in(str(tmp_path), schema())
+    with ix.writer() as w:
+        w.add_document(id="rule:1", kind="rule", body_en="Urza's creatures are trampling.")
+    monkeypatch.undo()
+    written = b"".join(p.read_bytes() for p in tmp_path.glob("*.toc"))
+    assert b"search.analysis" in written and b"search.backends.whoosh" not in written
+
+    opened = index.open_dir(str(tmp_path))
+    assert type(opened.schema["body_en"].analyzer) is analyzers.WordCache
+    with opened.searcher() as s:
+        assert [h["kind"] for h in s.search(Term("body_en", "urza"))] == ["rule"]
+        assert [h["kind"] for h in s.search(Term("body_en", "trampl"))] == ["rule"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from search.analysis import english, french, names
+from search.backends.whoosh.analyzers import english, french, names
 from search.syntax import MAX_ITEMS, MAX_QUERY, Phrase, Word, parse
 
 

@@ -15,6 +15,10 @@ The index is named after the last part of its location (KB_INDEX_DIR: `index` by
 so tests can build as many as they like side by side. A rebuild fills a new generation and
 swaps it in with one transaction; every search is one statement (one snapshot), so a search
 never sees half an index. Writers take a PostgreSQL advisory lock, which every node shares.
+
+It imports nothing of the Whoosh package, directly or through what it imports (folding and
+names come from the backend-neutral search.analysis; tests/search/test_no_whoosh.py checks it
+in a fresh interpreter): a node on PostgreSQL loads no Whoosh to search.
 """
 
 from __future__ import annotations
@@ -409,8 +413,6 @@ LIMIT 400"""
     def names_in(self, text: str, *, kind: str) -> list[str]:
         """The names of `kind` that `text` holds: its runs of words asked of the names the
         documents carry (a GIN index), then the longest taken first."""
-        from search.backends.whoosh.suggesting import named  # pure Python, no index
-
         words = analysis.plain(text).split()
         candidates = {
             " ".join(words[i : i + size])
@@ -429,7 +431,7 @@ LIMIT 400"""
                 [self.name, kind, candidates, candidates],
             )
             found = frozenset(r[0] for r in cur.fetchall())
-        return named(text, found) if found else []
+        return analysis.named(text, found) if found else []
 
     def corrections(self, words: Iterable[str]) -> dict[str, str]:
         """Misspelt words -> the closest title word: candidates by trigram similarity
@@ -542,10 +544,7 @@ def _names(titles: Iterable[str]) -> Iterator[str]:
     """Whole titles, faces of "A // B" titles and the part before a comma, folded."""
     names = set()
     for title in titles:
-        for face in title.split(" // "):
-            names.add(analysis.plain(face))
-            if "," in face:
-                names.add(analysis.plain(face.split(",")[0]))
+        names |= analysis.title_names(title)
     return (n for n in names if len(n) >= 4)
 
 

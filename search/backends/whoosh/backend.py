@@ -1,5 +1,7 @@
-"""The default backend: Whoosh 2.7.4, on disk, used only through API its forks share
-(whoosh-reloaded, whoosh3), so switching is a one-line change in pyproject.toml.
+"""The default backend: Whoosh 2.7.4, pinned, on disk. Not only Whoosh's public API: importing
+this module patches Whoosh's codec (patches.py), and the scoring, folder and writer modules
+read or override its private internals. The package's docstring (search/backends/whoosh/
+__init__.py) lists each and what moving to a Whoosh fork or to another engine would cost.
 
 The roles live in modules of their own: the fields (schema), the folder swap (folders), the
 searcher lifecycle, memo and warming (searchers), compiling a request (compiling), scoring the
@@ -215,7 +217,7 @@ class WhooshBackend(Searchers, SearchBackend):
         known = registered_kinds()
         if kind not in known or not self.exists():
             return []
-        return suggesting.named(text, self._names(self.searcher(), kind))
+        return analysis.named(text, self._names(self.searcher(), kind))
 
     @serialized
     def corrections(self, words: Iterable[str]) -> dict[str, str]:

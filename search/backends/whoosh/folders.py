@@ -13,6 +13,8 @@ table of contents (`_MAIN_<n>.toc.<time>`). Readers never see them; Whoosh's nex
 that folder happens to sweep them, but a drain with nothing to write never commits, and a
 folder swapped out by a rebuild never sees another commit: `remove_scratch` sweeps them under
 the writer lock when the next writer starts (and `check_index` when no writer is at work).
+Telling them from live files takes Whoosh's file naming and its private TOC._pattern and
+TOC._segment_pattern (2.7.4's; a fork naming its files otherwise leaves them unswept).
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Two changes to Whoosh 2.7.4 (pinned; the project is no longer maintained upstream).
+"""Two changes to Whoosh 2.7.4 (pinned; the project is no longer maintained upstream), made by
+replacing private methods of its codec, `whoosh.codec.whoosh3` (W3PerDocReader._cached_reader,
+W3PostingsWriter._mini_ids and _mini_weights) and its module global `dumps`, when the backend
+is imported. A fork that renames them leaves these assignments doing nothing, silently (the
+tests, tests/search/test_whoosh_patches.py, say so); see the package's docstring for the cost
+of switching.
 
 A segment's per-document reader looks up a field's length column on every posting it writes
 or scores, and remembers the column only when it exists: for fields without lengths (the ID
@@ -11,7 +16,8 @@ and values, with pickle protocol 2: the numbers and weights as tuples of Python 
 floats, one object each to build again when the block is read. Reading them was most of the
 time of a query on words not searched before (a third of it in `pickle.loads`). Written as
 typed arrays with protocol 4, they are read back as one buffer each; Whoosh's own readers
-iterate and index arrays as they do tuples, and indexes written before read as they did.
+iterate and index arrays as they do tuples, and indexes written before read as they did. The
+files written are so no longer Whoosh's own format byte for byte.
 """
 
 from __future__ import annotations

@@ -6,9 +6,12 @@ milliseconds, and a question of six words searched in six fields asks for thirty
 the first time they are met (the "cold" query). Its on-disk format (codec whoosh3) keeps each
 block of postings as arrays of document numbers and weights, and each field's lengths as one
 byte per document, so the same BM25F arithmetic runs over whole arrays instead. This reads the
-codec's block layout, which Whoosh 2.7 does not expose publicly: anything else (another codec,
-weighting or query type) returns None and is scored by Whoosh itself; the tests compare both
-on every field.
+codec's block layout, which Whoosh 2.7 does not expose publicly: the private `_INT_SIZE` and
+`_lenfield` of `whoosh.codec.whoosh3`, a W3LeafMatcher's private block state (`_maxid`,
+`_next_block`, `_read_data`, `_data`, `_byteids`, `_read_values`, `_values`), a segment
+reader's `_perdoc` and its lengths column's `_dbfile`, `_basepos` and `_count`, a
+FilterMatcher's `_ids` and BM25F's `_field_B`. Anything else (another codec, weighting or query
+type) returns None and is scored by Whoosh itself; the tests compare both on every field.
 
 A phrase ("enters the battlefield", "+1/+1" read as "1 1") is where Whoosh is slowest: its span
 matchers walk every document holding all the words a posting at a time, 150 to 270 ms for a

@@ -113,7 +113,7 @@ def _snippet(
 ) -> str:
     """The marked passages of the first field holding a query word, else the text's start.
     Analysed with this process's schema, not the one pickled in the index: that one is only as
-    new as the last full rebuild (an index built before search.analysis.WordCache existed
+    new as the last full rebuild (an index built before analyzers.WordCache existed
     analysed every word of every snippet again, a third of a results page's time)."""
     text = hit.get(names[0], "")
     if not text:

@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 
-from search import analysis, conf
+from search import conf
+from search.backends.whoosh import analyzers
 from search.documents import SearchDocument
 
 OPEN_END = dt.date.max.toordinal()
@@ -70,9 +71,11 @@ def schema() -> Schema:
         # Titles (headings, glossary terms, card names) are unstemmed: prefixes match
         # ("Audaci*") and their words are the did-you-mean dictionary. Titles are also
         # columns: autocomplete reads them all at once (see suggesting.read_catalogue).
-        texts[title_field(code)] = TEXT(analysis.names(), stored=True, spelling=True, sortable=True)
-        texts[body_field(code)] = TEXT(analysis.text_analyzer(analyzer), stored=True)
-        texts[extra_field(code)] = TEXT(analysis.text_analyzer(analyzer), stored=True)
+        texts[title_field(code)] = TEXT(
+            analyzers.names(), stored=True, spelling=True, sortable=True
+        )
+        texts[body_field(code)] = TEXT(analyzers.text_analyzer(analyzer), stored=True)
+        texts[extra_field(code)] = TEXT(analyzers.text_analyzer(analyzer), stored=True)
     return Schema(
         id=ID(unique=True, sortable=True),  # read from its column, not stored twice
         kind=ID(stored=True, sortable=True),

@@ -29,33 +29,8 @@ plain = analysis.plain
 def read_names(s, codes: np.ndarray, code: int) -> frozenset[str]:
     """Every name of the documents whose kind is `code`: whole titles, faces and short names
     (before a comma), folded; the short ones (under four letters) are left out."""
-    found = segments.names(s, codes, code, _names_of)
+    found = segments.names(s, codes, code, analysis.title_names)
     return frozenset(n for n in found if len(n) >= 4)
-
-
-def _names_of(title: str) -> set[str]:
-    names = set()
-    for face in title.split(" // "):
-        names.add(plain(face))
-        if "," in face:
-            names.add(plain(face.split(",")[0]))
-    return names
-
-
-def named(text: str, names: frozenset[str], longest: int = 8) -> list[str]:
-    """The names `text` holds, longest first, each word used once."""
-    words = plain(text).split()
-    used = [False] * len(words)
-    found = []
-    for size in range(min(longest, len(words)), 0, -1):
-        for i in range(len(words) - size + 1):
-            if any(used[i : i + size]):
-                continue
-            phrase = " ".join(words[i : i + size])
-            if phrase in names:
-                found.append(phrase)
-                used[i : i + size] = [True] * size
-    return found
 
 
 def scoped(catalogue: Catalogue, scope: np.ndarray) -> Catalogue:

@@ -7,6 +7,9 @@ memory and a copy of the parent's descriptors, the index's writer lock among the
 every later writer times out. Here each child asks Linux to kill it when its parent dies
 (prctl PR_SET_PDEATHSIG, behind a guard: other systems lack it) and, everywhere, watches its
 parent id in a daemon thread and exits within `POLL_SECONDS` once it changes.
+
+Whoosh has no hook for this: GuardedMpWriter overrides MpWriter's private `_new_task` and
+builds the SubWriterTask from MpWriter's attributes, as Whoosh 2.7.4's own `_new_task` does.
 """
 
 from __future__ import annotations

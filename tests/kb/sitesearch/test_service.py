@@ -34,7 +34,7 @@ def test_the_relevance_set_meets_its_targets(search_index) -> None:
 )
 def test_the_sampled_sets_hold_their_floors(search_index, path: Path, mrr: float, zero: float):
     """The hand-labelled sets of sampled queries (frozen before tuning; tuned on dev only).
-    Measured at this commit: see the README's search section (issue 14's target, 0.85, is not
+    Measured at this commit: docs/benchmarks.md (issue 14's target, 0.85, is not
     met yet)."""
     scores = evaluate(path)
     print("\n" + "\n".join(scores.lines(path.stem)))
