@@ -1,7 +1,8 @@
 """Linking stored rulings: the links of a batch recomputed in one transaction.
 
 The linker only reads texts, so a large batch (every ruling, when the rules change) is read in
-forked processes; maintainers' confirmed and rejected links survive relinking.
+forked processes, but never `in_process()` (a web request's worker is not forked); maintainers'
+confirmed and rejected links survive relinking.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db import transaction
 from django.db.models import Max
@@ -25,6 +28,18 @@ from rulings.stamp import bump as bump_stamp
 #: in one, about half in two).
 PARALLEL_FROM = 4_000
 _worker_linker: Linker | None = None
+_may_fork: ContextVar[bool] = ContextVar("rulings_linking_may_fork", default=True)
+
+
+@contextmanager
+def in_process() -> Iterator[None]:
+    """Link in this process whatever the batch's size: what runs inside a web request (the
+    admin's publish relinks in it) must not fork the server's worker."""
+    token = _may_fork.set(False)
+    try:
+        yield
+    finally:
+        _may_fork.reset(token)
 
 
 def _find_one(item: tuple) -> list[Found]:
@@ -37,7 +52,12 @@ def _find_all(linker: Linker, items: list[tuple]) -> list[list[Found]]:
     inherit the linker and never touch the database)."""
     global _worker_linker
     procs = min(2, os.cpu_count() or 1)
-    if len(items) < PARALLEL_FROM or procs < 2 or "fork" not in mp.get_all_start_methods():
+    if (
+        len(items) < PARALLEL_FROM
+        or procs < 2
+        or not _may_fork.get()
+        or "fork" not in mp.get_all_start_methods()
+    ):
         return [linker.find(*item) for item in items]
     _worker_linker = linker
     try:

@@ -17,12 +17,18 @@ in:
 
 The candidates are found with the new linker's own term tables, then relinked with it; the
 links of the others stand, and every linked ruling is then marked as linked against the new
-rules (so the next start has nothing to relink). A batch touching most of the rules (a folder
-of releases) relinks everything at once.
+rules (so the next start has nothing to relink). A change touching half the rulings or more (a
+folder of releases) relinks everything at once: the rulings linked to what changed are counted
+first, and the texts are read only while that decision is open (reading every ruling's text
+for the terms of most of the rules is the slow part, and changes nothing then).
+
+The relink runs where the import ran: during the web request of an admin's publish too, so it
+never forks (rulings.linking.batch.in_process), however many rulings it relinks.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Iterable
@@ -34,7 +40,7 @@ from kb.crtext.numbers import is_number
 from kb.dbutil import chunks
 from kb.models import GlossaryVersion, RuleNumber
 from kb.models.glossary import alias_list
-from rulings.linking.batch import link_rulings
+from rulings.linking.batch import in_process, link_rulings
 from rulings.linking.defined_terms import forms_of
 from rulings.linking.linker import Linker
 from rulings.linking.topics import topic_of
@@ -48,7 +54,7 @@ EVERYTHING_FROM = 0.5
 class Relinked:
     """What a relink after a change of the rules did."""
 
-    candidates: int = 0  # rulings whose links could change
+    candidates: int = 0  # rulings whose links could change (counted up to `everything`)
     relinked: int = 0
     everything: bool = False
     seconds: float = 0.0
@@ -58,26 +64,33 @@ def relink_changed(
     lineage_ids: Iterable[int], term_ids: Iterable[int] = (), *, linker: Linker | None = None
 ) -> Relinked:
     """Relink the rulings whose links the change of these rule lineages and glossary terms
-    can move; mark every linked ruling as linked against the rules as they are now."""
+    can move, in this process (it may run in a web request); mark every linked ruling as
+    linked against the rules as they are now."""
     started = time.perf_counter()
     lineages, terms = set(lineage_ids), set(term_ids)
     out = Relinked()
     if not (lineages or terms) or not Ruling.objects.filter(linked_at__isnull=False).exists():
         return out
     linker = linker or Linker()
-    ids = rulings_touched(linker, lineages, terms)
+    everything = math.ceil(EVERYTHING_FROM * Ruling.objects.count())
+    ids = rulings_touched(linker, lineages, terms, enough=everything)
     out.candidates = len(ids)
-    if len(ids) >= EVERYTHING_FROM * Ruling.objects.count():
-        out.relinked, out.everything = link_rulings(None, linker), True
-    elif ids:
-        out.relinked = link_rulings(sorted(ids), linker)
+    with in_process():
+        if len(ids) >= everything:
+            out.relinked, out.everything = link_rulings(None, linker), True
+        elif ids:
+            out.relinked = link_rulings(sorted(ids), linker)
     Ruling.objects.filter(linked_at__isnull=False).update(linked_at=timezone.now())
     out.seconds = time.perf_counter() - started
     return out
 
 
-def rulings_touched(linker: Linker, lineages: set[int], terms: set[int]) -> set[int]:
-    """The rulings whose links a change of these lineages and glossary terms can move."""
+def rulings_touched(
+    linker: Linker, lineages: set[int], terms: set[int], *, enough: int | None = None
+) -> set[int]:
+    """The rulings whose links a change of these lineages and glossary terms can move; with
+    `enough`, the search stops once it found that many (everything is relinked from there):
+    the cheap sources first (links, then cards), the rulings' texts last."""
     numbers = _numbers(lineages)
     linked = set(lineages)
     for number in numbers.get("now", set()):
@@ -90,6 +103,17 @@ def rulings_touched(linker: Linker, lineages: set[int], terms: set[int]) -> set[
         ids.update(
             RulingLink.objects.filter(lineage_id__in=chunk).values_list("ruling_id", flat=True)
         )
+
+    def found_enough() -> bool:
+        return enough is not None and len(ids) >= enough
+
+    keywords = [t.pattern for t in linker.terms if t.keyword and _about(t, lineages)]
+    if keywords and not found_enough():
+        cards = _cards_naming(keywords)
+        for chunk in chunks(sorted(cards)):
+            ids.update(Ruling.objects.filter(card_id__in=chunk).values_list("id", flat=True))
+    if found_enough():
+        return ids
     patterns = _patterns(linker, lineages, terms, numbers.get("all", set()))
     if patterns:
         for rid, text, heading in Ruling.objects.values_list("id", "text", "group__text"):
@@ -97,11 +121,8 @@ def rulings_touched(linker: Linker, lineages: set[int], terms: set[int]) -> set[
                 p.search(text or "") or (heading and p.search(heading)) for p in patterns
             ):
                 ids.add(rid)
-    keywords = [t.pattern for t in linker.terms if t.keyword and _about(t, lineages)]
-    if keywords:
-        cards = _cards_naming(keywords)
-        for chunk in chunks(sorted(cards)):
-            ids.update(Ruling.objects.filter(card_id__in=chunk).values_list("id", flat=True))
+                if found_enough():
+                    break
     return ids
 
 
