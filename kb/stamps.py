@@ -12,6 +12,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 
 from django.db import connection, connections, router
+from django.db.migrations.recorder import MigrationRecorder
 
 from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
 
@@ -43,10 +44,12 @@ def remember(columns: Sequence[object]) -> None:
 def archive_generation() -> str:
     """Changes whenever a release is imported, replaced or removed, or a maintainer edits a
     text (keys diff and page caches: a cached page must never show a text as it was before an
-    edit). One query: the releases' count and last import, the last import record, the latest
-    rule and glossary edits (indexed lookups). Read where the archive's reads go (a read
-    replica, config.routers): a stamp taken from the primary while a lagging replica answers
-    would keep the replica's old rows under the new stamp."""
+    edit), or a migration is applied (a data migration may rewrite what is derived from the
+    texts, as kb/migrations/0006 does the hashes and change flags). One query: the releases'
+    count and last import, the last import record, the latest rule and glossary edits, the
+    last migration (indexed lookups). Read where the archive's reads go (a read replica,
+    config.routers): a stamp taken from the primary while a lagging replica answers would keep
+    the replica's old rows under the new stamp."""
     memo = _request.get()
     if memo is not None and "archive" in memo:
         return memo["archive"]
@@ -75,8 +78,15 @@ def archive_column_count() -> int:
 def _archive_columns() -> tuple[str, ...]:
     """Written once per process (the page cache asks for them on every request)."""
     q = connection.ops.quote_name
-    release, rule, term, record = (
-        q(model._meta.db_table) for model in (Release, RuleVersion, GlossaryVersion, ImportRecord)
+    release, rule, term, record, migration = (
+        q(model._meta.db_table)
+        for model in (
+            Release,
+            RuleVersion,
+            GlossaryVersion,
+            ImportRecord,
+            MigrationRecorder.Migration,
+        )
     )
     return (
         f"(SELECT COUNT(*) FROM {release})",
@@ -84,4 +94,5 @@ def _archive_columns() -> tuple[str, ...]:
         f"(SELECT MAX(id) FROM {record})",
         f"(SELECT MAX(edited_at) FROM {rule})",
         f"(SELECT MAX(edited_at) FROM {term})",
+        f"(SELECT MAX(id) FROM {migration})",
     )

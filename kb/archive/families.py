@@ -53,7 +53,30 @@ def _text_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any
     return (" ".join(flags), since), since
 
 
+def _term_change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+    """`_text_change`, and "renamed" when the headword (the row's eighth value) changed."""
+    (change, since), carry = _text_change(prev, row, carry)
+    if prev is not None and prev[7] != row[7]:
+        change = " ".join(filter(None, ["renamed", change]))
+    return (change, since), carry
+
+
 _TEXT_FIELDS = ("valid_from", *HASH_FIELDS)
+_CHANGE_FIELDS = ["change", "wording_since"]
+
+
+def refresh_rule_changes(lineage_ids: set[int], model: type[Model] = RuleVersion) -> None:
+    """The `change` flags and `wording_since` of the lineages' rule versions, derived again
+    from their stored hashes (`model`: a data migration passes its historical RuleVersion)."""
+    refresh_intervals(model, "lineage_id", lineage_ids, _TEXT_FIELDS, _text_change, _CHANGE_FIELDS)
+
+
+def refresh_term_changes(term_ids: set[int], model: type[Model] = GlossaryVersion) -> None:
+    """The `change` flags and `wording_since` of the terms' glossary versions, derived again
+    from their stored hashes and headwords (`model`: as in refresh_rule_changes)."""
+    refresh_intervals(
+        model, "term_id", term_ids, [*_TEXT_FIELDS, "headword"], _term_change, _CHANGE_FIELDS
+    )
 
 
 class RuleNumberTable(Table):
@@ -144,14 +167,7 @@ class RuleTextTable(Table):
         Reference.objects.bulk_create(refs, batch_size=500)
 
     def refresh_derived(self, lineage_ids: set[int]) -> None:
-        refresh_intervals(
-            RuleVersion,
-            self.lineage_attr,
-            lineage_ids,
-            _TEXT_FIELDS,
-            _text_change,
-            ["change", "wording_since"],
-        )
+        refresh_rule_changes(lineage_ids)
 
 
 def source_texts(date: dt.date) -> dict[int, tuple[str, str]]:
@@ -307,20 +323,7 @@ class GlossaryTextTable(Table):
         Reference.objects.bulk_create(refs, batch_size=500)
 
     def refresh_derived(self, lineage_ids: set[int]) -> None:
-        def compute(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
-            (change, since), carry = _text_change(prev, row, carry)
-            if prev is not None and prev[7] != row[7]:
-                change = " ".join(filter(None, ["renamed", change]))
-            return (change, since), carry
-
-        refresh_intervals(
-            GlossaryVersion,
-            self.lineage_attr,
-            lineage_ids,
-            [*_TEXT_FIELDS, "headword"],
-            compute,
-            ["change", "wording_since"],
-        )
+        refresh_term_changes(lineage_ids)
 
 
 class GlossaryFamily(Family):

@@ -1,9 +1,10 @@
 """Typography folding, reference masking and content hashes.
 
-Releases differ in quotes, dashes and `_Magic_` markup alone (the 2019-01-25 file is plain ASCII,
-its neighbours are curly), and references get renumbered when sections are inserted. Comparing
-texts three ways — exact, folded, folded with cited numbers masked — lets a diff say whether a
-change is real wording, a renumbered reference, or typography only.
+Releases differ in quotes, dashes, trademark signs and `_Magic_` markup alone (the 2019-01-25
+file is plain ASCII where its neighbours are curly, and writes "Odyssey(tm)" where they print
+"Odyssey™" or no sign at all), and references get renumbered when sections are inserted.
+Comparing texts three ways — exact, folded, folded with cited numbers masked — lets a diff say
+whether a change is real wording, a renumbered reference, or typography only.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ _FOLD_TABLE = str.maketrans(
     }
 )
 _MARKUP_RE = re.compile(r"_([^_\n]+?)_")
-_TRADEMARK_RE = re.compile(r"\((?:TM|R|C)\)")
+# Trademark and copyright signs as the ASCII releases spell them: "(TM)", "(R)" and "(C)" as
+# printed, "(tm)" in any case, and a lowercase "(r)" glued to the name it marks ("Future
+# Sight(r)", 2019-01-25). A lowercase "(c)", or an "(r)" after a space, is an enumeration's
+# letter ("... and (c) neither ...") and is wording.
+_TRADEMARK_RE = re.compile(r"\((?:TM|R|C)\)|\((?i:tm)\)|(?<=[^\W\d_])\(r\)")
 _SPACES_RE = re.compile(r"[ \t]+")
 _ELLIPSIS_RE = re.compile(r"\u2026|\. \. \.")
 
