@@ -246,11 +246,18 @@ def _chain_lineages(
             lineage[c] = lid
             taken.add(lid)
     rekey = {lineage[c]: keys[c] for c in range(len(chains)) if keys[c] and lineage[c]}
-    # A spared lineage not taken back must not hold a key another lineage is given now.
+    # A lineage no chain took (spared, or one a new release's links leave empty: a rule
+    # rewritten under its number in the inserted release, then moved, in the next one) must
+    # not hold a key another lineage is given now: it steps aside, and is deleted below if
+    # nothing holds it any more.
     wanted = set(rekey.values())
     clash = {
         lid: f"~spared{lid}" for key, lid in spared.items() if key in wanted and lid not in taken
     }
+    for chunk in chunks(sorted(wanted)):
+        for lid in family.lineage_model.objects.filter(key__in=chunk).values_list("id", flat=True):
+            if lid not in taken:
+                clash.setdefault(lid, f"~{lid}")
     if clash:
         _set_keys(family.lineage_model, clash)
     if rekey:

@@ -1,0 +1,116 @@
+"""A lineage follows a rule that changes level or parent, and one rewritten under its number
+(issue 34): M20 (2019-06-14 -> 2019-07-12) turned subrules 110.5a-g into rules 111.2-111.8 with
+the same words, and rewrote the three mulligan rules (103.4c, 800.5, 903.11g) whole. Venser's
+Journal, reading the same releases, calls the first moves and the second rewordings; we showed
+fourteen removed and added rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.test import Client
+
+from kb.archive.matching import Item, match_rules
+from kb.history import diff_between
+from kb.models import Release, RuleNumber
+
+M19_END, M20 = dt.date(2019, 6, 14), dt.date(2019, 7, 12)
+MOVED = dict(zip(("110.5" + c for c in "abcdefg"), (f"111.{n}" for n in range(2, 9)), strict=True))
+REWRITTEN = ("103.4c", "800.5", "903.11g")
+
+
+def lineage(number: str, date: dt.date) -> int:
+    return RuleNumber.objects.as_of(date).get(number=number, ordinal=0).lineage_id
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_m20s_moved_and_rewritten_rules_keep_their_lineage(archive) -> None:
+    for old, new in MOVED.items():
+        assert lineage(old, M19_END) == lineage(new, M20), (old, new)
+    for number in REWRITTEN:
+        assert lineage(number, M19_END) == lineage(number, M20), number
+    diff = diff_between(
+        Release.objects.get(effective_date=M19_END), Release.objects.get(effective_date=M20)
+    )
+    by_lineage = {item.lineage_id: item for item in diff.items}
+    for old, new in MOVED.items():
+        item = by_lineage[lineage(new, M20)]
+        assert (item.old_number, item.new_number) == (old, new)
+        kinds = {
+            RuleNumber.objects.get(lineage_id=item.lineage_id, number=n).kind for n in (old, new)
+        }
+        assert kinds == {"subrule", "rule"}  # a subrule became a rule
+        # The same words, but 110.5c: "its subtype" became "its subtype(s)" (nearly the same).
+        expected = ("changed", ["wording"]) if old == "110.5c" else ("moved", [])
+        assert (item.status, [k for k in item.kinds if k != "reference"]) == expected, old
+    for number in REWRITTEN:
+        item = by_lineage[lineage(number, M20)]
+        assert item.status == "changed" and "wording" in item.kinds, number
+    page = Client().get(f"/en/diff/{M19_END}..{M20}/").content.decode()
+    for number in REWRITTEN:  # one rule on the diff page, its words diffed
+        found = re.search(rf'id="r-{re.escape(number)}">(.*?)(?:id="r-|</section>)', page, re.S)
+        assert found and "kind-wording" in found[1] and "<del" in found[1], number
+    removed_or_added = {
+        i.old_number or i.new_number for i in diff.items if not i.old_number or not i.new_number
+    }
+    assert not removed_or_added & (set(MOVED) | set(MOVED.values()) | set(REWRITTEN))
+
+
+def _items(*rows: tuple[str, str, str]) -> list[Item]:
+    return [Item(number, kind, text) for number, kind, text in rows]
+
+
+CHAPTER = ("601", "chapter", "Casting Spells")
+RULE = ("601.2", "rule", "To cast a spell is to take it from where it is and put it on the stack.")
+OTHER_CHAPTER = ("602", "chapter", "Activating Activated Abilities")
+OTHER_RULE = ("602.1", "rule", "Activated abilities have a cost and an effect.")
+
+
+def test_a_rule_that_took_the_number_of_one_that_moved_away_is_not_its_rewrite() -> None:
+    """Same number, same parent, words in common: still not one rule when the old text went on,
+    edited, under another parent (where it reads as the same text: as alike as entries paired
+    under one parent)."""
+    went = "The player announces the spell and puts it onto the stack, then chooses its modes."
+    a = _items(CHAPTER, RULE, ("601.2a", "subrule", went), OTHER_CHAPTER, OTHER_RULE)
+    b = _items(
+        CHAPTER,
+        RULE,
+        (
+            "601.2a",
+            "subrule",
+            "The player announces the spell and pays its total cost in any order.",
+        ),
+        OTHER_CHAPTER,
+        OTHER_RULE,
+        ("602.1a", "subrule", "The player announces the ability and puts it onto the stack."),
+    )
+    pairs = {a[i].number: b[j].number for i, j in match_rules(a, b)}
+    assert "601.2a" not in pairs
+
+
+def test_a_rewrite_under_its_number_is_paired_and_an_unrelated_rule_is_not() -> None:
+    """800.5 in 2019-06-14 and 2019-07-12: 0.30 alike, below what pairs changed entries."""
+    old = (
+        "In a multiplayer game, the first time a player takes a mulligan, they draw a new hand "
+        "of as many cards as they had before. Subsequent hands decrease by one card as normal."
+    )
+    new = (
+        "In a multiplayer game, the first mulligan a player takes doesn't count toward the "
+        "number of cards that player will put on the bottom of their library or the number of "
+        "mulligans that player may take. Subsequent mulligans are counted toward these numbers "
+        "as normal."
+    )
+    other = "Each team has a shared life total, which starts at 30 life."
+    a = _items(CHAPTER, RULE, ("601.2a", "subrule", old), ("601.2b", "subrule", other))
+    b = _items(
+        CHAPTER,
+        RULE,
+        ("601.2a", "subrule", new),
+        ("601.2b", "subrule", "Poison counters are shared by the team, and so is mana."),
+    )
+    pairs = {a[i].number: b[j].number for i, j in match_rules(a, b)}
+    assert pairs.get("601.2a") == "601.2a"
+    assert "601.2b" not in pairs  # words in common: only "the" and "team"
