@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils.safestring import SafeString
 
+from kb.crtext.numbers import parent_of
 from kb.diffing import REAL, classify, is_noise, word_diff
 from kb.models import (
     Example,
@@ -245,15 +246,24 @@ def move_blocks(items: list[DiffItem]) -> list[MoveBlock]:
         step = _step(item.old_number, item.new_number)
         if (
             prev is not None
-            and step is not None
-            and step == prev_step
             and item.rank == prev.rank + 1
+            and (step == prev_step if step is not None else _moved_with(item, prev, prev_step))
         ):
             blocks[-1].items.append(item)
         else:
             blocks.append(MoveBlock([item]))
         prev, prev_step = item, step
     return blocks
+
+
+def _moved_with(item: DiffItem, prev: DiffItem, prev_step: tuple[int, int] | None) -> bool:
+    """A move that is no shift (a rule and its subrules become rules of a new chapter: M20's
+    110.5, 110.5a-g -> 111.1-111.8) goes on the previous one's block when that one was no
+    shift either and the two came from one rule: siblings, or a rule and its first subrule."""
+    if prev_step is not None:
+        return False
+    parent = parent_of(item.old_number)
+    return parent is not None and parent in (prev.old_number, parent_of(prev.old_number))
 
 
 @dataclass(frozen=True)
@@ -276,28 +286,31 @@ class DiffSummary:
         return not (self.reworded or self.added or self.removed or self.renumbered)
 
 
+def _count_key(item: DiffItem) -> str:
+    """The one count a rule that differs falls in (ReleaseDiff.counts, diff_summary)."""
+    if item.status in ("added", "removed"):
+        return item.status
+    if any(k in REAL for k in item.kinds):
+        return "changed"
+    if item.shift:
+        return "moved"
+    return "reference" if "reference" in item.kinds else "typography"
+
+
 def diff_summary(result: ReleaseDiff) -> DiffSummary:
-    """Counts a reader can take in at a glance; moves folded into blocks as on the page."""
-    c = Counter()
-    for item in result.items:
-        if item.status in ("added", "removed"):
-            c[item.status] += 1
-        elif any(k in REAL for k in item.kinds):
-            c["reworded"] += 1
-        elif item.shift:
-            c["renumbered"] += 1
-        else:
-            c["noise"] += 1
+    """Counts a reader can take in at a glance; moves folded into blocks as on the page.
+    The same counts as the page's box (ReleaseDiff.counts), under the sentence's names."""
+    c = result.counts()
     return DiffSummary(
         result.old.effective_date,
         result.new.effective_date,
-        reworded=c["reworded"],
+        reworded=c["changed"],
         added=c["added"],
         removed=c["removed"],
-        renumbered=c["renumbered"],
+        renumbered=c["moved"],
         blocks=len(move_blocks(result.items)),
-        noise=c["noise"],
-        glossary=sum(1 for t in result.terms if not t.noise),
+        noise=c["reference"] + c["typography"],
+        glossary=c["glossary"],
     )
 
 
@@ -398,19 +411,15 @@ class ReleaseDiff:
         return len(self.items) > DIFF_PAGE_LIMIT
 
     def counts(self) -> dict[str, int]:
-        """Counts per kind: added, removed, moved, changed (real wording or examples), and
-        the noise counted apart: reference-only and typography-only."""
+        """Each rule that differs counted once, so that the counts add up to `total` (the
+        "N rules differ" of a sectioned diff): added, removed, changed (wording or examples,
+        moved or not), moved (renumbered with the wording unchanged: the shifts folded into
+        blocks), and the noise counted apart, neither moved nor reworded: reference-only and
+        typography-only. The glossary's terms are counted apart."""
         c: Counter[str] = Counter()
         for item in self.items:
-            if item.status in ("added", "removed"):
-                c[item.status] += 1
-                continue
-            if item.moved:
-                c["moved"] += 1
-            if any(k in REAL for k in item.kinds):
-                c["changed"] += 1
-            elif item.kinds:
-                c["reference" if "reference" in item.kinds else "typography"] += 1
+            c[_count_key(item)] += 1
+        c["total"] = len(self.items)
         c["glossary"] = sum(1 for t in self.terms if not t.noise)
         c["glossary_noise"] = sum(1 for t in self.terms if t.noise)
         for key in ("added", "removed", "moved", "changed", "reference", "typography"):

@@ -290,6 +290,18 @@ FR: dict[tuple[str, str], str | list[str]] = {
     ("", "Added"): "Ajoutées",
     ("", "Removed"): "Supprimées",
     ("", "Moved"): "Déplacées",
+    ("", "Reworded"): "Reformulées",
+    ("", "Renumbered, wording unchanged"): "Renumérotées, texte inchangé",
+    (
+        "",
+        "%(n)s rule differs, each counted once: a reworded rule that also moved counts as "
+        "reworded.",
+    ): [
+        f"%(n)s règle diffère, chacune comptée une fois{NBSP}: une règle reformulée et "
+        "déplacée compte comme reformulée.",
+        f"%(n)s règles diffèrent, chacune comptée une fois{NBSP}: une règle reformulée et "
+        "déplacée compte comme reformulée.",
+    ],
     ("", "Reference renumbered only"): "Renvoi renuméroté seulement",
     ("", "Typography only"): "Typographie seulement",
     ("", "Sections"): "Sections",

@@ -53,7 +53,7 @@ def test_the_tokens_release_moves_fold_into_blocks_after_the_real_changes(client
     blocks = _BLOCK_RE.findall(html)
     assert 1 <= len(blocks) <= 15
     # Every move is in a block, each block lists its rules (expandable without JS).
-    assert sum(b.count('<article class="diff-item') for b in blocks) == 221
+    assert sum(b.count('<article class="diff-item') for b in blocks) == 227
     assert re.search(
         r'<summary><span class="kind kind-moved">moved</span> 111–114\.7e → 112–115\.7e, '
         r"72 rules, wording unchanged",
@@ -72,7 +72,7 @@ def test_the_tokens_release_moves_fold_into_blocks_after_the_real_changes(client
         outside,
         re.S,
     )
-    assert len(set(real)) == 13
+    assert len(set(real)) == 17
     assert all(html.index(f'id="{anchor}"') < first_block for anchor in real)
     assert not re.search(
         r"kind-(?:added|removed|wording|examples)", html[first_block:].split('id="s-glossary"')[0]
@@ -88,21 +88,21 @@ def test_the_summary_numbers_of_the_tokens_release(client: Client) -> None:
     old = Release.objects.get(effective_date="2019-06-14")
     new = Release.objects.get(effective_date="2019-07-12")
     summary = diff_summary(diff_between(old, new))
-    assert (summary.reworded, summary.added, summary.removed) == (13, 18, 10)
-    assert (summary.renumbered, summary.blocks, summary.glossary) == (221, 8, 8)
+    assert (summary.reworded, summary.added, summary.removed) == (17, 8, 0)
+    assert (summary.renumbered, summary.blocks, summary.glossary) == (227, 7, 8)
     html = client.get(TOKENS).content.decode()
     assert _summary(html) == (
-        "13 rules reworded, 18 added, 10 removed; 221 renumbered in 8 blocks; 8 glossary changes."
+        "17 rules reworded, 8 added, 0 removed; 227 renumbered in 7 blocks; 8 glossary changes."
     )
     counts = dict(re.findall(r'<dd data-count="(\w+)">(\d+)</dd>', html))
-    assert counts["moved"] == "221" and counts["changed"] == "13"
+    assert counts["moved"] == "227" and counts["changed"] == "17"
     data = client.get("/api/v1/diff", {"from": "2019-06-14", "to": "2019-07-12"}).json()
     assert data["summary"] == {
-        "reworded": 13,
-        "added": 18,
-        "removed": 10,
-        "renumbered": 221,
-        "blocks": 8,
+        "reworded": 17,
+        "added": 8,
+        "removed": 0,
+        "renumbered": 227,
+        "blocks": 7,
         "noise": summary.noise,
         "glossary": 8,
     }
@@ -199,3 +199,22 @@ def test_quote_only_changes_are_not_highlighted_inside_changed_items(client: Cli
     # (The "(tm)" rules held most quote-only changes inside changed texts: one remains.)
     assert sum(1 for item in every if _QUOTES_ONLY.search(item)) >= 1
     assert 'href="?section=1&amp;typography=all"' not in "".join(every)
+
+
+def test_the_far_diffs_counts_add_up_and_say_what_they_count(client: Client) -> None:
+    """The box, the sentence and "N rules differ" of the 2010 -> today diff (issue 34): each
+    rule that differs is counted once, in one box; the sentence reads the same counts."""
+    html = client.get(LONG).content.decode()
+    counts = {k: int(v) for k, v in re.findall(r'<dd data-count="(\w+)">(\d+)</dd>', html)}
+    boxes = ("changed", "added", "removed", "moved", "reference", "typography")
+    total = int(re.search(r"(\d+) rules differ: choose a section", html)[1])
+    assert sum(counts[k] for k in boxes) == total
+    assert f"{total} rules differ, each counted once" in html
+    assert re.search(
+        rf"{counts['changed']} rules reworded, {counts['added']} added, {counts['removed']} "
+        rf"removed; {counts['moved']} renumbered in \d+ blocks",
+        _summary(html),
+    )
+    assert ">Renumbered, wording unchanged</dt>" in html and ">Reworded</dt>" in html
+    french = client.get(LONG.replace("/en/", "/fr/")).content.decode()
+    assert ">Reformulées</dt>" in french and "chacune comptée une fois" in french
