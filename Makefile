@@ -104,6 +104,7 @@ bench: install
 	$(PYTHON) -m bench.rulings
 	$(PYTHON) -m bench.search
 	$(PYTHON) -m bench.maintainers --last 8
+	$(PYTHON) -m bench.vensers
 
 # Load on loopback against `make serve` (2 workers) on make run's data: 1, 4, 16 and 64 clients,
 # 30 s each, then the database and the index checked (bench/loadtest.py). DURING=import or
