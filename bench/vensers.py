@@ -126,10 +126,15 @@ def text_key(text: str) -> str:
 
 def symbols_only(old: str, new: str) -> bool:
     """Two different texts that read the same once trademark symbols ((tm), (r), ™, ®) and
-    typography are erased, cited numbers masked."""
+    typography are erased (cited numbers included: a text citing another rule is reworded)."""
+    return old != new and text_key(old) == text_key(new)
+
+
+def masked(text: str) -> str:
+    """A text's key with its cited numbers masked."""
     from kb.crtext.references import mask_references
 
-    return old != new and mask_references(text_key(old)) == mask_references(text_key(new))
+    return mask_references(text_key(text))
 
 
 @lru_cache(maxsize=50_000)
@@ -308,9 +313,10 @@ CATEGORIES = (AGREED, OTHER, THEIRS, OURS)
 # Causes of a disagreement: theirs (their known faults), ours (to fix), or neither.
 T_PAIRS = "theirs: pairs unrelated rules by number"
 T_MOVED = "theirs: calls a moved rule added/removed"
-T_SWAP = "theirs: text under another number (508.3b/509.7b)"
+T_SWAP = "theirs: pairs two rules neither of which changed (508.3b/509.7b)"
 T_TITLES = "theirs: never reads title lines"
 T_EXAMPLES = "theirs: never reads examples"
+T_CITES = "theirs: misses a citation of another rule"
 O_PARENT = "ours: move to a new parent as removed+added"
 O_REWRITE = "ours: same-number rewrite as removed+added"
 O_SYMBOLS = "ours: symbols counted as wording"
@@ -322,6 +328,7 @@ CAUSES = (
     T_SWAP,
     T_TITLES,
     T_EXAMPLES,
+    T_CITES,
     O_PARENT,
     O_REWRITE,
     O_SYMBOLS,
@@ -483,6 +490,8 @@ def _their_cause(
         if side is not None and _elsewhere(side, rule, snap):
             return T_SWAP
     if entry.verdict == "reworded":
+        if old is not None and new is not None and old.lineage != new.lineage and not items:
+            return T_SWAP
         if old is not None and new is not None and old.lineage != new.lineage:
             pair = rewrites.get(old.lineage)
             if pair is not None and pair[0] == new.lineage:
@@ -558,6 +567,8 @@ def _only_ours_cause(
     old, new = a.by_lineage[item.lineage_id].text, b.by_lineage[item.lineage_id].text
     if "wording" in item.kinds and symbols_only(old, new):
         return O_SYMBOLS, ""
+    if item.kinds == ["wording"] and masked(old) == masked(new):
+        return T_CITES, ""  # only cited numbers differ, and they name other rules
     if item.kinds == ["examples"]:
         return T_EXAMPLES, ""
     return UNCLASSIFIED, ""
@@ -579,6 +590,7 @@ SHORT = {
     T_SWAP: "T-swap",
     T_TITLES: "T-title",
     T_EXAMPLES: "T-exam",
+    T_CITES: "T-cite",
     O_PARENT: "O-parent",
     O_REWRITE: "O-rewrite",
     O_SYMBOLS: "O-symbol",

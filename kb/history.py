@@ -27,6 +27,7 @@ from kb.models import (
     RuleNumber,
     RuleVersion,
 )
+from kb.models.citations import cite_other_rules
 from kb.selectors import Releases, contents, version_texts
 from kb.stamps import archive_generation
 
@@ -602,10 +603,21 @@ def _rule_items(a: dt.date, b: dt.date) -> list[DiffItem]:
             if kinds or old_n != new_n:
                 status = "changed" if kinds else "moved"
                 items.append(DiffItem(status, kinds, lid, old_n, new_n, kind, old_v, new_v, sk))
+    _cited_rules_changed(items, a, b)
     for item in items:
         item.rank = ranks.get(item.lineage_id, -1)
     items.sort(key=lambda i: (i.sort, i.lineage_id))
     return items
+
+
+def _cited_rules_changed(items: list[DiffItem], a: dt.date, b: dt.date) -> None:
+    """A reference change that now cites another rule (not the same rule renumbered) is a
+    change of meaning: "wording", shown with its word diff, never folded as noise."""
+    references = [i for i in items if i.kinds == ["reference"]]
+    other = cite_other_rules((i.old_version, a, i.new_version, b) for i in references)
+    for item in references:
+        if item.new_version in other:
+            item.kinds = ["wording"]
 
 
 def _term_items(a: dt.date, b: dt.date) -> list[TermDiff]:
