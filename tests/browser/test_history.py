@@ -24,7 +24,7 @@ def test_history_unfold_and_a_diff_deep_link(page, server_url) -> None:
     shot(page, "7-history-602.2a")
 
     page.goto(server_url + "/en/diff/2019-06-14..2019-07-12/")
-    expect(page.locator('[data-count="moved"]')).to_have_text("221")
+    expect(page.locator('[data-count="moved"]')).to_have_text("227")
     expect(page.locator('[data-count="typography"]')).to_have_text("0")
     shot(page, "8-tokens-diff")
 
