@@ -137,6 +137,14 @@ def masked(text: str) -> str:
     return mask_references(text_key(text))
 
 
+_CITING_RE = re.compile(r"\b(?:rules?|and|see)\b|\S*\d\S*", re.IGNORECASE)
+
+
+def citations_aside(text: str) -> str:
+    """A text's key without what cites a rule: numbers and ranges, "rule(s)", "see", "and"."""
+    return re.sub(r"\s+", " ", _CITING_RE.sub(" ", text_key(text))).strip()
+
+
 @lru_cache(maxsize=50_000)
 def similarity(a: str, b: str) -> float:
     """How much of two texts' words are in common, in order (0 to 1)."""
@@ -317,6 +325,10 @@ T_SWAP = "theirs: pairs two rules neither of which changed (508.3b/509.7b)"
 T_TITLES = "theirs: never reads title lines"
 T_EXAMPLES = "theirs: never reads examples"
 T_CITES = "theirs: misses a citation of another rule"
+T_REFS = "theirs: a renumbered reference counted as wording"
+T_TYPO = "theirs: typography counted as wording"
+T_SKIPPED = "theirs: a release of ours they skip (partial pair)"
+E_MERGE = "either: a rule merged into one that goes on (theirs moved, ours removed)"
 O_PARENT = "ours: move to a new parent as removed+added"
 O_REWRITE = "ours: same-number rewrite as removed+added"
 O_SYMBOLS = "ours: symbols counted as wording"
@@ -329,6 +341,10 @@ CAUSES = (
     T_TITLES,
     T_EXAMPLES,
     T_CITES,
+    T_REFS,
+    T_TYPO,
+    T_SKIPPED,
+    E_MERGE,
     O_PARENT,
     O_REWRITE,
     O_SYMBOLS,
@@ -416,6 +432,8 @@ def compare(pair: Pair) -> PairReport:
     for item in listed:
         if item.lineage_id not in seen:
             cause, detail = _only_ours_cause(item, a, b, rewrites)
+            if cause == UNCLASSIFIED and pair.partial:
+                cause = T_SKIPPED
             findings.append(Finding(OURS, cause, None, [item], detail))
     return PairReport(pair, findings, Counter(our_verdict(i) for i in listed))
 
@@ -490,12 +508,21 @@ def _their_cause(
         if side is not None and _elsewhere(side, rule, snap):
             return T_SWAP
     if entry.verdict == "reworded":
-        if old is not None and new is not None and old.lineage != new.lineage and not items:
-            return T_SWAP
+        unlisted = all(our_verdict(i) not in LISTED for i in items)
+        if old is not None and new is not None and old.lineage != new.lineage and unlisted:
+            return T_SWAP  # two rules, neither of which changed its words
+        if old is not None and new is not None and old.lineage == new.lineage and items:
+            verdict = our_verdict(items[0])
+            if verdict == "typography-only":
+                return T_TYPO
+            if verdict == "reference-only" and not _cites_other_lineage(old.text, new.text, a, b):
+                return T_REFS
         if old is not None and new is not None and old.lineage != new.lineage:
             pair = rewrites.get(old.lineage)
             if pair is not None and pair[0] == new.lineage:
                 return pair[1]
+            if old.lineage not in b.by_lineage and new.lineage in a.by_lineage:
+                return E_MERGE  # the old rule ended; the one it went into was there before
         if similarity(entry.old.text, entry.new.text) < SAME_RULE:
             return T_PAIRS
         if (
@@ -567,8 +594,8 @@ def _only_ours_cause(
     old, new = a.by_lineage[item.lineage_id].text, b.by_lineage[item.lineage_id].text
     if "wording" in item.kinds and symbols_only(old, new):
         return O_SYMBOLS, ""
-    if item.kinds == ["wording"] and masked(old) == masked(new):
-        return T_CITES, ""  # only cited numbers differ, and they name other rules
+    if item.kinds == ["wording"] and citations_aside(old) == citations_aside(new):
+        return T_CITES, ""  # only what it cites differs: other rules, more, a longer range
     if item.kinds == ["examples"]:
         return T_EXAMPLES, ""
     return UNCLASSIFIED, ""
@@ -591,6 +618,10 @@ SHORT = {
     T_TITLES: "T-title",
     T_EXAMPLES: "T-exam",
     T_CITES: "T-cite",
+    T_REFS: "T-refs",
+    T_TYPO: "T-typo",
+    T_SKIPPED: "T-skip",
+    E_MERGE: "E-merge",
     O_PARENT: "O-parent",
     O_REWRITE: "O-rewrite",
     O_SYMBOLS: "O-symbol",
