@@ -28,6 +28,7 @@ from kb.models import (
     RuleVersion,
 )
 from kb.models.citations import cite_other_rules
+from kb.models.versioning import HASH_FIELDS
 from kb.selectors import Releases, contents, version_texts
 from kb.stamps import archive_generation
 
@@ -579,9 +580,7 @@ def _numbers(date: dt.date) -> dict[int, tuple[str, str, str]]:
 
 
 def _versions(date: dt.date) -> dict[int, tuple[int, tuple[str, str, str, str]]]:
-    rows = _rows_valid_on(
-        RuleVersion, "lineage_id, id, text_hash, folded_hash, masked_hash, examples_hash", date
-    )
+    rows = _rows_valid_on(RuleVersion, ", ".join(("lineage_id", "id", *HASH_FIELDS)), date)
     return {lid: (vid, (th, fh, mh, eh)) for lid, vid, th, fh, mh, eh in rows}
 
 
@@ -631,10 +630,7 @@ def _term_items(a: dt.date, b: dt.date) -> list[TermDiff]:
                 "id",
                 "headword",
                 "term__slug",
-                "text_hash",
-                "folded_hash",
-                "masked_hash",
-                "examples_hash",
+                *HASH_FIELDS,
             )
         }
 

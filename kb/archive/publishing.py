@@ -32,7 +32,7 @@ from kb.diffing import REAL, classify
 from kb.hooks import maintainer_decisions
 from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
 from kb.models.releases import today as site_today
-from kb.models.versioning import valid_on
+from kb.models.versioning import HASH_FIELDS, valid_on
 
 #: The official TXT is about 1 MB; anything far larger is not one (kb.crtext.limits).
 MAX_UPLOAD_BYTES = MAX_DOCUMENT_BYTES
@@ -298,7 +298,7 @@ class _Snapshot:
             return cls({}, {}, {})
         from kb.models import RuleNumber
 
-        hashes = ("text_hash", "folded_hash", "masked_hash", "examples_hash")
+        hashes = HASH_FIELDS
         numbers = {
             lid: (number, sk)
             for lid, number, sk in RuleNumber.objects.filter(valid_on(date)).values_list(
