@@ -29,7 +29,7 @@ from kb.models import (
     RuleNumber,
     RuleVersion,
 )
-from kb.models.citations import cite_other_rules
+from kb.models.citations import CitedPair, cite_other_rules
 from kb.models.versioning import EDIT_FIELDS, HASH_FIELDS, valid_on
 
 
@@ -72,47 +72,32 @@ def refresh_rule_changes(lineage_ids: set[int], model: type[Model] = RuleVersion
 
     Then a version flagged "reference" (its cited numbers changed, nothing else) that now cites
     another rule, not the same rule renumbered, is a change of wording (kb.models.citations):
-    its flags and the wording_since of what follows it are derived again. A migration's
-    historical model gets the hashes' flags only (the citations read today's models)."""
-    refresh_intervals(model, "lineage_id", lineage_ids, _TEXT_FIELDS, _text_change, _CHANGE_FIELDS)
-    if model is not RuleVersion:
+    the versions the walk flagged so are asked in one batch, and only the lineages of those
+    that cite another rule are walked again. A migration's historical model gets the hashes'
+    flags only (the citations read today's models)."""
+    flagged: list[CitedPair] = []
+
+    def change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+        out = _text_change(prev, row, carry)
+        if prev is not None and out[0][0] == "reference":
+            start = row[2]  # the old version's numbers are read the day before this one
+            flagged.append((prev[0], start - dt.timedelta(days=1), row[0], start))
+        return out
+
+    refresh_intervals(model, "lineage_id", lineage_ids, _TEXT_FIELDS, change, _CHANGE_FIELDS)
+    if model is not RuleVersion or not flagged:
         return
-    promoted = _citing_other_rules(lineage_ids)
-    if promoted:
-        lineages = set(
-            RuleVersion.objects.filter(id__in=promoted).values_list("lineage_id", flat=True)
-        )
+    promoted = cite_other_rules(flagged)
+    if not promoted:
+        return
+    lineages = set(RuleVersion.objects.filter(id__in=promoted).values_list("lineage_id", flat=True))
 
-        def change(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
-            if row[0] in promoted:
-                return ("wording", row[2]), row[2]
-            return _text_change(prev, row, carry)
+    def citing(prev: tuple | None, row: tuple, carry: Any) -> tuple[tuple, Any]:
+        if row[0] in promoted:
+            return ("wording", row[2]), row[2]
+        return _text_change(prev, row, carry)
 
-        refresh_intervals(RuleVersion, "lineage_id", lineages, _TEXT_FIELDS, change, _CHANGE_FIELDS)
-
-
-def _citing_other_rules(lineage_ids: set[int]) -> set[int]:
-    """The versions of these lineages flagged "reference" that cite another rule than the
-    version before them did (its numbers read the day before the new one took effect)."""
-    flagged: list[tuple[int, int, dt.date]] = []
-    for chunk in chunks(sorted(lineage_ids)):
-        flagged += RuleVersion.objects.filter(
-            lineage_id__in=chunk, change__contains="reference"
-        ).values_list("id", "lineage_id", "valid_from")
-    if not flagged:
-        return set()
-    ending: dict[tuple[int, dt.date], int] = {}
-    for chunk in chunks(sorted({lineage for _, lineage, _ in flagged})):
-        for vid, lineage, valid_to in RuleVersion.objects.filter(
-            lineage_id__in=chunk, valid_to__isnull=False
-        ).values_list("id", "lineage_id", "valid_to"):
-            ending[(lineage, valid_to)] = vid
-    pairs = [
-        (ending[(lineage, start)], start - dt.timedelta(days=1), vid, start)
-        for vid, lineage, start in flagged
-        if (lineage, start) in ending
-    ]
-    return cite_other_rules(pairs)
+    refresh_intervals(RuleVersion, "lineage_id", lineages, _TEXT_FIELDS, citing, _CHANGE_FIELDS)
 
 
 def refresh_term_changes(term_ids: set[int], model: type[Model] = GlossaryVersion) -> None:
