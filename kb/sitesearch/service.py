@@ -122,15 +122,17 @@ def search(
     groups = understanding.without_filler(without_stop_words(groups))
     backend = get_backend()
     # A question is embedded while its words are searched (kb.sitesearch.meaning).
+    # The parser drops punctuation: whether the query asks is read from it as typed.
+    asked = understanding.asks(raw)
     pending = (
-        meaning.start(parsed.text)
+        meaning.start(parsed.text, asked=asked)
         if page == 1
         and out.is_current
         and not term
         and not parsed.excluded
         and not (number and len(parsed.groups) <= 3)
         and meaning.applies(kinds, lang)
-        and understanding.question_shaped(parsed.text)
+        and understanding.question_shaped(parsed.text, asked=asked)
         else None
     )
     request = SearchRequest(
@@ -209,6 +211,7 @@ def _warm_up() -> None:
     try:
         current = selectors.Releases.load().current
         get_backend().warm(current.effective_date if current else None)
+        meaning.warm()
     except SearchUnavailable as exc:
         log.info("search warm-up skipped: %s", exc)
     except Exception:  # an optimisation: never a reason for a web process to fail

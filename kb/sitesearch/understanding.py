@@ -148,16 +148,26 @@ _QUESTION_OPENERS = frozenset(
 QUESTION_MIN_WORDS = 5
 
 
-def question_shaped(text: str) -> bool:
+def question_shaped(text: str, *, asked: bool | None = None) -> bool:
     """Whether a query is a question or a situation told in a player's words ("if i sac the
     creature in response does the pump still resolve", "blocked creature removed from combat,
     damage still dealt?"): five words or more, and a question mark or a question's or a
-    story's first word. Such queries are searched by meaning too (kb.sitesearch.meaning)."""
+    story's first word. Such queries are searched by meaning too (kb.sitesearch.meaning).
+    `asked`: whether the query as typed ended with a question mark, for a `text` the parser
+    has already stripped of its punctuation (None: read `text` itself)."""
     # Apostrophes and hyphens split ("doesn't" -> "doesn", "peut-on" -> "peut").
     words = fold(text).replace("'", " ").replace("’", " ").replace("-", " ").split()
     if len(words) < QUESTION_MIN_WORDS:
         return False
-    return text.rstrip().endswith("?") or words[0].strip("?,.!") in _QUESTION_OPENERS
+    if asked is None:
+        asked = asks(text)
+    return asked or words[0].strip("?,.!") in _QUESTION_OPENERS
+
+
+def asks(text: str) -> bool:
+    """Whether a query ends with a question mark: it asks, and a rule answers it
+    (kb.sitesearch.meaning.blend_for)."""
+    return text.rstrip().endswith("?")
 
 
 _NUMBER_QUERY_RE = re.compile(

@@ -10,6 +10,7 @@ from kb.sitesearch import meaning, service
 from kb.sitesearch.understanding import question_shaped
 from search.models import Vector
 from search.semantic import retriever, store
+from search.semantic.overlap import terms
 from search.semantic.weights import weights_path
 from tests.conftest import require_file
 
@@ -120,3 +121,29 @@ def test_without_the_model_the_page_says_searching_by_meaning_is_not_installed(s
         assert "not installed" in meaning.unavailable_notice()
     finally:
         retriever.encoder.cache_clear()
+
+
+def test_a_question_mark_makes_a_question_whatever_its_first_word(semantic):
+    """The parser drops punctuation: the question mark is read from the query as typed (it
+    was not, and nine in ten of the players' questions never reached the retriever)."""
+    semantic.sync()
+    asked = "trampler blocked and the blocker got removed, is the damage still dealt?"
+    page = service.search(asked, per_page=10)
+    assert any("Also searched by meaning" in n for n in page.notices)
+    assert "702.19e" in _numbers(page)[:5]
+    told = service.search(asked.rstrip("?"), per_page=10)
+    assert not any("meaning" in n for n in told.notices)
+
+
+def test_the_question_s_words_rerank_the_nearest_passages(semantic):
+    """Among the nearest passages, the one sharing the question's rarer words comes first."""
+    semantic.sync()
+    plain = semantic.retrieve(QUESTION, limit=10).hits
+    assert len(plain) == 10
+    first, second = plain[0][0], plain[1][0]
+    distinctive = sorted(terms(second.text) - terms(first.text))
+    assert distinctive
+    reranked = semantic.retrieve(QUESTION, limit=10, words=distinctive).hits
+    assert reranked[0][0] == second
+    deeper = semantic.retrieve(QUESTION, limit=semantic.RERANK_DEPTH).hits
+    assert {p.key for p, _ in reranked} <= {p.key for p, _ in deeper}
