@@ -28,8 +28,8 @@ from django.conf import settings
 from search.documents import Passage
 from search.registry import document_types
 from search.semantic import store
-from search.semantic.overlap import Overlap, terms
 from search.semantic.encoder import Encoder, WeightsError
+from search.semantic.overlap import Overlap, terms
 from search.semantic.weights import weights_path
 
 logger = logging.getLogger(__name__)
