@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rulings.linking import Linker, scoring_key
+from rulings.linking.proposals import nearest_rules
 from rulings.models import Card
 
 
@@ -29,11 +30,21 @@ class Scores:
     misses: list[dict] = field(default_factory=list)
     #: stratum ("2017-/keywords") -> (precision, recall, rulings), for sets that have strata.
     strata: dict[str, tuple[float, float, int]] = field(default_factory=dict)
+    #: With proposals: rulings the linker found nothing for, and how many of their proposals
+    #: (the nearest rule by meaning) a gold label holds.
+    unlinked: int = 0
+    proposals_right: int = 0
 
 
-def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
+def evaluate(sample: Path, linker: Linker | None = None, *, proposals: bool = False) -> Scores:
+    """The linker's precision and recall on a labelled sample; with `proposals`, as if every
+    proposal by meaning (rulings.linking.proposals) were confirmed."""
     linker = linker or Linker()
     rows = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines() if line]
+    nearest = nearest_rules([r["text"] for r in rows]) if proposals else None
+    if proposals and nearest is None:
+        raise RuntimeError("no proposals: the encoder or the rules' vectors are missing")
+    unlinked = right = 0
     cards = {
         (str(c.oracle_id) if c.oracle_id else c.name_en): c
         for c in Card.objects.filter(name_en__in=[r["card_name"] for r in rows]).prefetch_related(
@@ -44,7 +55,7 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
     counts = []
     misses = []
     by_stratum: dict[str, list[int]] = {}
-    for row in rows:
+    for i, row in enumerate(rows):
         card = cards.get(row["oracle_id"] or row["card_name"])
         names = [row["card_name"], *row["card_name"].split(" // ")]
         keywords: list[str] = []
@@ -58,6 +69,10 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
         got = {scoring_key(linker.number_at(f.lineage_id, linker.current)) for f in found}
         got.discard("")
         want = set(row["labels"])
+        if nearest is not None and not got:
+            unlinked += 1
+            got = {scoring_key(hit.number) for hit in nearest[i][:1]}
+            right += bool(got & want)
         tp += len(got & want)
         predicted += len(got)
         expected += len(want)
@@ -85,6 +100,8 @@ def evaluate(sample: Path, linker: Linker | None = None) -> Scores:
         predicted=predicted,
         expected=expected,
         misses=misses,
+        unlinked=unlinked,
+        proposals_right=right,
         strata={
             name: (t / p if p else 1.0, t / e if e else 1.0, n)
             for name, (t, p, e, n) in sorted(by_stratum.items())

@@ -56,6 +56,12 @@ def linking_report(misses: str = "", test: bool = False) -> list[str]:
         )
         if name in ("dev", "test"):
             out += strata_report(s)
+            p = evaluate(path, proposals=True)
+            out.append(
+                f"  with proposals confirmed: precision {p.precision:.3f}, recall "
+                f"{p.recall:.3f}; the nearest rule right for {p.proposals_right} of the "
+                f"{p.unlinked} rulings the linker found nothing for"
+            )
         if name == misses:
             out += [f"    miss {m['n']}: got {m['got']} want {m['want']}" for m in s.misses]
     return out

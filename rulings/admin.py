@@ -4,7 +4,8 @@ Every save goes through `rulings.corrections` (the same services any command or 
 an edit is marked as a maintainer's so imports keep it, relinks what it affects and reaches the
 index. Derived fields (hashes, source texts, link numbers, keys) are read-only. A rejected link
 stays (so the linker does not infer it again); a confirmed one survives relinking and reworded
-rulings. The ruling links list is the review queue of inferred links (counts on the admin index).
+rulings. The ruling links list is the review queue of inferred links, and of the links proposed
+by meaning for rulings the linker found nothing for (counts on the admin index).
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ def register_review_queues() -> None:
         lambda: RulingLink.objects.filter(kind=LinkKind.INFERRED).count(),
         params={"kind__exact": LinkKind.INFERRED},
         order=10,
+    )
+    register_queue(
+        "proposed",
+        _("Ruling links proposed by meaning (not shown until confirmed)"),
+        "admin:rulings_rulinglink_changelist",
+        lambda: RulingLink.objects.filter(kind=LinkKind.PROPOSED).count(),
+        params={"kind__exact": LinkKind.PROPOSED},
+        order=11,
     )
     register_queue(
         "edited",

@@ -9,5 +9,8 @@ class RulingsConfig(AppConfig):
     def ready(self) -> None:
         from rulings import hooks, signals  # noqa: F401 - register with kb
         from rulings.documents import register_documents
+        from rulings.linking import proposals
+        from search.semantic import retriever
 
         register_documents()
+        retriever.register_follow_up(proposals.propose)

@@ -17,7 +17,7 @@ from kb.crtext.numbers import kind_of
 from kb.dbutil import insert_dicts, under, update_rows
 from kb.models import Lineage, Release
 from rulings.importing.records import ruling_hash
-from rulings.models import Card, CardFace, Ruling, RulingLink
+from rulings.models import Card, CardFace, LinkKind, Ruling, RulingLink
 from rulings.stamp import bump as bump_stamp
 
 FILENAME = "cards.json.gz"
@@ -67,7 +67,9 @@ def build() -> dict[str, Any]:
     for face in CardFace.objects.order_by("card_id", "position").values("card_id", *FACE_FIELDS):
         faces[face.pop("card_id")].append(face)
     links: dict[int, list[dict]] = defaultdict(list)
-    for link in RulingLink.objects.values("ruling_id", "lineage_id", "release_id", *LINK_FIELDS):
+    # Proposals are the site's unchecked guesses, recomputed from the data: not exported.
+    shown = RulingLink.objects.exclude(kind=LinkKind.PROPOSED)
+    for link in shown.values("ruling_id", "lineage_id", "release_id", *LINK_FIELDS):
         rid = link.pop("ruling_id")
         release = release_date.get(link.pop("release_id"))
         link["lineage"] = lineage_key[link.pop("lineage_id")]

@@ -197,6 +197,13 @@ class LinkKind(models.TextChoices):
     INFERRED = "inferred", _("inferred")  # found from the rules terms it uses
     CONFIRMED = "confirmed", _("confirmed")  # checked by a maintainer
     REJECTED = "rejected", _("rejected")  # a wrong inference, kept so it is not made again
+    # The nearest rule by meaning, for a ruling the linker found nothing for
+    # (rulings.linking.proposals): shown to maintainers only, until one confirms it.
+    PROPOSED = "proposed", _("proposed")
+
+
+#: Links no reader sees: rejected ones, and proposals nobody has confirmed yet.
+HIDDEN_KINDS = (LinkKind.REJECTED, LinkKind.PROPOSED)
 
 
 class RulingLink(models.Model):

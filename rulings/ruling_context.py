@@ -19,7 +19,7 @@ from django.urls import reverse
 from kb.models import Release, RuleVersion
 from kb.selectors import Releases
 from rulings.linking.lineage_numbers import MODERN_CR
-from rulings.models import LinkKind, Ruling, RulingLink
+from rulings.models import HIDDEN_KINDS, Ruling, RulingLink
 
 OLD_TEMPLATING = Path(settings.BASE_DIR) / "fixtures" / "vocabulary" / "old_templating.csv"
 
@@ -88,7 +88,7 @@ def ruling_views(rulings: list[Ruling], releases: Releases) -> list[RulingView]:
     """
     links: dict[int, list[tuple[int, str, str, str, str]]] = {}
     rows = RulingLink.objects.filter(ruling_id__in=[r.pk for r in rulings]).exclude(
-        kind=LinkKind.REJECTED
+        kind__in=HIDDEN_KINDS
     )
     for rid, lid, number, then, kind, evidence in rows.values_list(
         "ruling_id", "lineage_id", "current_number", "number", "kind", "evidence"

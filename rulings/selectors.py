@@ -17,7 +17,7 @@ from kb.selectors import headings
 from kb.stamps import archive_generation
 from rulings import stamp
 from rulings.importing.headings import heading_title
-from rulings.models import Card, LinkKind, Ruling, RulingLink
+from rulings.models import HIDDEN_KINDS, Card, Ruling, RulingLink
 
 T = TypeVar("T")
 
@@ -33,7 +33,7 @@ def rulings_on(
     """
     links = (
         RulingLink.objects.filter(lineage_id=lineage_id)
-        .exclude(kind=LinkKind.REJECTED)
+        .exclude(kind__in=HIDDEN_KINDS)
         .order_by("-date", "ruling_id")
         .select_related("ruling__card")
     )
@@ -81,7 +81,7 @@ def link_counts() -> dict[int, int]:
 @lru_cache(maxsize=2)
 def _link_counts(data: tuple[object, ...], archive: str) -> dict[int, int]:
     rows = (
-        RulingLink.objects.exclude(kind=LinkKind.REJECTED)
+        RulingLink.objects.exclude(kind__in=HIDDEN_KINDS)
         .order_by()
         .values("lineage_id")
         .annotate(n=Count("id"))

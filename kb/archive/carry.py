@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core import serializers
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from kb.dbutil import update_rows
@@ -90,6 +91,63 @@ def read(date: dt.date) -> Carried:
     return out
 
 
+def official(row: dict[str, Any]) -> str:
+    """The text the source printed for a row (under a correction, the one corrected)."""
+    return row["source_text"] if row["en_edited"] else row["text_en"]
+
+
+def numbered(dates: list[dt.date]) -> dict[int, tuple[dt.date, str, int, str]]:
+    """Every rule valid on `dates` (a replaced release and the one after it, whose rows the
+    replacement links again): lineage -> (date, number, ordinal, official text), the first
+    date it is valid on. Read before a replacement removes the release's rows, to know
+    afterwards which lineage took each."""
+    out: dict[int, tuple[dt.date, str, int, str]] = {}
+    for date in dates:
+        numbers = {
+            lid: (number, ordinal)
+            for lid, number, ordinal in RuleNumber.objects.as_of(date).values_list(
+                "lineage_id", "number", "ordinal"
+            )
+        }
+        for row in RuleVersion.objects.filter(valid_on(date)).values(
+            "lineage_id", "text_en", "source_text", "en_edited"
+        ):
+            lid = row["lineage_id"]
+            if lid in numbers and lid not in out:
+                out[lid] = (date, *numbers[lid], official(row))
+    return out
+
+
+def absorbed(before: dict[int, tuple[dt.date, str, int, str]]) -> dict[int, int]:
+    """Lineages the replacement emptied whose rule another lineage now holds: the same number
+    on the same date and the same printed text (a release matched again, `import_rules
+    --rematch`, joined two lineages the old matching had kept apart). old lineage -> the one
+    that took it. A rule the new text removes, whose number another rule takes, is not
+    there: its text differs."""
+    gone = set(before) - set(
+        RuleVersion.objects.filter(lineage_id__in=list(before))
+        .values_list("lineage_id", flat=True)
+        .distinct()
+    )
+    out = {}
+    for old in gone:
+        date, number, ordinal, text = before[old]
+        new = (
+            RuleNumber.objects.as_of(date)
+            .filter(number=number, ordinal=ordinal)
+            .values_list("lineage_id", flat=True)
+            .first()
+        )
+        if new is None or new == old:
+            continue
+        row = RuleVersion.objects.filter(valid_on(date), lineage_id=new).values(
+            "text_en", "source_text", "en_edited"
+        )
+        if row and official(row[0]) == text:
+            out[old] = new
+    return out
+
+
 @dataclass
 class Restored:
     """Rows whose English text or examples were put back: their hashes and references are
@@ -99,14 +157,17 @@ class Restored:
     glossary: list[int] = field(default_factory=list)
 
 
-def restore(carried: Carried, date: dt.date) -> Restored:
-    """Put the work back on the rows now valid on `date`.
+def restore(carried: Carried, date: dt.date, absorbed: dict[int, int] | None = None) -> Restored:
+    """Put the work back on the rows now valid on `date` (for a lineage another took, see
+    `absorbed`, on that one's row).
 
     What cannot be put back is not listed here: the importer's ledger (kb.archive.ledger)
     looks for every piece of work after the import, whatever path moved it, and lists what
     is not where it applied."""
     out = Restored()
-    for row, vid in _recreated(carried, carried.rules, RuleVersion, "lineage_id", date):
+    for row, vid in _recreated(
+        carried, carried.rules, RuleVersion, "lineage_id", date, absorbed or {}
+    ):
         english = _restore_text(carried, RuleVersion, row, vid)
         if _restore_examples(carried, row, vid) or english:
             out.rules.append(vid)
@@ -117,13 +178,22 @@ def restore(carried: Carried, date: dt.date) -> Restored:
 
 
 def _recreated(
-    carried: Carried, rows: list[dict[str, Any]], model: type, owner: str, date: dt.date
+    carried: Carried,
+    rows: list[dict[str, Any]],
+    model: type,
+    owner: str,
+    date: dt.date,
+    absorbed: dict[int, int] | None = None,
 ) -> Iterator[tuple[dict[str, Any], int]]:
-    """(carried row, id of the row now valid on `date` for the same lineage or term) for the
-    rows the replacement re-created; a row that kept its id is counted as kept in place."""
+    """(carried row, id of the row now valid on `date` for the same lineage or term, or the
+    lineage that absorbed it) for the rows the replacement re-created; a row that kept its
+    id is counted as kept in place."""
     now = dict(model.objects.filter(valid_on(date)).values_list(owner, "id"))
+    absorbed = absorbed or {}
     for row in rows:
         vid = now.get(row[owner])
+        if vid is None and row[owner] in absorbed:
+            vid = now.get(absorbed[row[owner]])
         if vid is None:
             continue
         if vid == row["id"]:
@@ -234,9 +304,13 @@ def _put_french(model: type, vid: int, row: dict[str, Any]) -> None:
     )
 
 
-def orphans(carried: Carried, spared: dict[type, set[int]]) -> None:
+def orphans(
+    carried: Carried, spared: dict[type, set[int]], absorbed: dict[int, int] | None = None
+) -> None:
     """Lineages and glossary terms the new text no longer holds: what other apps attach to
-    them would be deleted with them. List it (serialised, so the record keeps it)."""
+    them would be deleted with them. What is attached to a lineage another absorbed moves to
+    that one (`absorbed`); the rest is listed (serialised, so the record keeps it)."""
+    absorbed = absorbed or {}
     for model, ids in spared.items():
         gone = model.objects.filter(id__in=ids)
         gone = gone.filter(**{f"{_rows_of(model)}__isnull": True}).distinct()
@@ -246,7 +320,10 @@ def orphans(carried: Carried, spared: dict[type, set[int]]) -> None:
                     _vocabulary_model(),
                 ):
                     continue
-                rows = list(rel.related_model._default_manager.filter(**{rel.field.name: obj}))
+                manager = rel.related_model._default_manager
+                if model is Lineage and obj.pk in absorbed:
+                    _adopt(manager.filter(**{rel.field.name: obj}), rel.field, absorbed[obj.pk])
+                rows = list(manager.filter(**{rel.field.name: obj}))
                 if rows:
                     carried.lost.append(
                         {
@@ -255,6 +332,17 @@ def orphans(carried: Carried, spared: dict[type, set[int]]) -> None:
                             "rows": json.loads(serializers.serialize("json", rows)),
                         }
                     )
+
+
+def _adopt(rows, field, new_owner: int) -> None:
+    """Point `rows` at `new_owner`, each on its own: a row that would collide with one the
+    new owner has (a ruling linked to both lineages) stays, and is listed as lost."""
+    for pk in list(rows.values_list("pk", flat=True)):
+        try:
+            with transaction.atomic():
+                rows.model._default_manager.filter(pk=pk).update(**{field.attname: new_owner})
+        except IntegrityError:
+            continue
 
 
 def _rows_of(model: type) -> str:

@@ -143,17 +143,20 @@ class Importer:
         set_code: str = "",
         replace: bool = False,
         force: bool = False,
+        rematch: bool = False,
     ) -> ImportResult:
         """Store one parsed English release; refuse a different text for a loaded date.
 
         Maintainers' work is kept (a split row's copy keeps it, a replacement puts it back: see
         kb.archive.carry); whatever is no longer where it applied afterwards (kb.archive.ledger
         looks, for every import) makes it refuse, unless `force`, and then the import record
-        keeps the list."""
+        keeps the list. `rematch`: replace the release even where its text is unchanged, so
+        that today's matcher decides again which rules of the release before it its rules
+        continue (an archive loaded before the matcher changed: docs/upgrading.md)."""
         last, self._last = self._last, None
         with transaction.atomic():
             result, cells = self._import(
-                doc, checksum, source, set_name, set_code, replace, last, force
+                doc, checksum, source, set_name, set_code, replace or rematch, last, force, rematch
             )
         if cells is not None:
             self._last = (doc.effective_date, cells)
@@ -185,14 +188,16 @@ class Importer:
             )
             _announce(changes)
 
-    def _import(self, doc, checksum, source, set_name, set_code, replace, last, force=False):
+    def _import(
+        self, doc, checksum, source, set_name, set_code, replace, last, force=False, rematch=False
+    ):
         started = time.perf_counter()
         date = doc.effective_date
         existing = Release.objects.filter(effective_date=date).first()
         action = "created"
-        carried, spared = None, None
+        carried, spared, numbered = None, None, {}
         if existing is not None:
-            if existing.sha256 == checksum:
+            if existing.sha256 == checksum and not rematch:
                 return ImportResult(date, "unchanged", dict(existing.counts)), None
             if not replace:
                 raise ImportRefused(
@@ -205,6 +210,8 @@ class Importer:
             set_name = set_name or existing.set_name_en or ""
             set_code = set_code or existing.set_code
             carried = carry.read(date)
+            after = Release.objects.after(date)
+            numbered = carry.numbered([date, *([after.effective_date] if after else [])])
             spared = {Lineage: set(), GlossaryTerm: set()}
             _remove(existing, spared=spared, touched=changes)
             action, last = "replaced", None
@@ -223,8 +230,9 @@ class Importer:
             )
         cells = _insert(release, doc, last, spared, touched=changes)
         if carried is not None:
-            _restore(carried, date)
-            carry.orphans(carried, spared)
+            absorbed = carry.absorbed(numbered)
+            _restore(carried, date, absorbed)
+            carry.orphans(carried, spared, absorbed)
         lost = ledger.missing(work) + (carried.lost if carried else [])
         if lost and not force:
             raise ImportRefused(_lost_message(source or str(date), lost))
@@ -271,12 +279,12 @@ def _release_fields(doc, source, checksum, set_name, set_code) -> dict[str, Any]
     }
 
 
-def _restore(carried: carry.Carried, date: dt.date) -> None:
+def _restore(carried: carry.Carried, date: dt.date, absorbed: dict[int, int]) -> None:
     """Put a replaced release's work back; rows whose English text changed get their hashes
     and references recomputed."""
     from kb.archive.editing import refresh_glossary_version, refresh_rule_version
 
-    restored = carry.restore(carried, date)
+    restored = carry.restore(carried, date, absorbed)
     for vid in restored.rules:
         refresh_rule_version(RuleVersion(pk=vid, lineage_id=_lineage_of(vid)))
     for vid in restored.glossary:

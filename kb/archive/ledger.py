@@ -65,6 +65,9 @@ class Work:
     value: tuple  # what must be found again on the row
     places: tuple[Place, ...]
     position: int | None = None  # a printed example's position
+    #: The text the source printed on the work's row (rules): a lineage the archive held
+    #: before that now holds the rule's number is the same rule only if it prints this.
+    english: str = ""
 
 
 @dataclass
@@ -187,11 +190,13 @@ def take(*, official: bool = False) -> Ledger:
 
 def _text_work(kind: str, owner: int, row: dict[str, Any], where: tuple[Place, ...]) -> list[Work]:
     out = []
+    english = row["source_text"] if row["en_edited"] else row["text_en"]
     if row["en_edited"]:
-        out.append(Work(kind, owner, ENGLISH, (row["text_en"], row["source_text"]), where))
+        value = (row["text_en"], row["source_text"])
+        out.append(Work(kind, owner, ENGLISH, value, where, english=english))
     if _has_french(row):
         value = (_french(row["text_fr"]), row["fr_status"], row["fr_edited"])
-        out.append(Work(kind, owner, FRENCH, value, where))
+        out.append(Work(kind, owner, FRENCH, value, where, english=english))
     return out
 
 
@@ -233,23 +238,25 @@ class _After:
             return _why_not_here(work, row, self)
         row = self._valid(self.rules.get(work.owner, []), place.release)
         if row is None:
-            copy = self._copy(place)
+            copy = self._copy(place, work)
             if copy is not None and not _why_not_here(work, copy, self):
                 return ""
         return _why_not_here(work, row, self)
 
-    def _copy(self, place: Place) -> dict[str, Any] | None:
+    def _copy(self, place: Place, work: Work) -> dict[str, Any] | None:
         """Where the work's lineage has no row on the date: the row holding the number the
         rule had, if the import made its lineage (a copy of the work's row under a new
-        lineage). A lineage the archive held before is another rule's (a rule renumbered into
-        a removed one's number); the caller also requires the work on the row, which a rule
-        the new text adds under that number does not carry."""
+        lineage), or if that lineage prints the very text the work's row printed (a release
+        matched again joined the two lineages). Another lineage the archive held before is
+        another rule's (a rule renumbered into a removed one's number); the caller also
+        requires the work on the row, which a rule the new text adds under that number does
+        not carry."""
         if not place.label or self.last_lineage is None:
             return None
         lid = self._lineage_numbered(place)
-        if lid is None or lid <= self.last_lineage:
+        if lid is None:
             return None
-        return (
+        row = (
             RuleVersion.objects.filter(lineage_id=lid)
             .filter(
                 Q(valid_from__lte=place.release)
@@ -258,6 +265,10 @@ class _After:
             .values("lineage_id", *_ROW)
             .first()
         )
+        if lid > self.last_lineage:
+            return row
+        printed = row and (row["source_text"] if row["en_edited"] else row["text_en"])
+        return row if work.english and printed == work.english else None
 
     def _lineage_numbered(self, place: Place) -> int | None:
         key = (place.label, place.ordinal, place.release)

@@ -241,14 +241,18 @@ class Encoder:
         return ids[::-1]
 
     # -- encoding ----------------------------------------------------------------------------
-    def queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self._ids("query: " + t) for t in texts])
+    def queries(self, texts: Sequence[str], *, budget: int = 4096) -> np.ndarray:
+        """Queries (e5's "query: " side: a question, or a ruling looking for its rule)."""
+        return self._batched([self._ids("query: " + t) for t in texts], budget)
 
     def passages(self, texts: Sequence[str], *, budget: int = 4096) -> np.ndarray:
-        """Passages in batches of similar length holding about `budget` tokens each (little
+        """Passages (e5's "passage: " side: the texts searched)."""
+        return self._batched([self._ids("passage: " + t) for t in texts], budget)
+
+    def _batched(self, ids: list[list[int]], budget: int) -> np.ndarray:
+        """Texts in batches of similar length holding about `budget` tokens each (little
         padding; a few long texts together, not 32 of them: attention grows with the square
         of the length), returned in input order."""
-        ids = [self._ids("passage: " + t) for t in texts]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         out = np.zeros((len(ids), self.hidden), dtype=np.float32)
         batch: list[int] = []

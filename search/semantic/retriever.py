@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -273,6 +273,67 @@ def sync(
     return SyncReport(
         embedded=done, remaining=len(todo) - done, seconds=time.perf_counter() - started
     )
+
+
+def embed_queries(
+    texts: Sequence[str], *, seconds: float | None = None, batch: int = 64
+) -> SyncReport:
+    """Embed, as queries, the texts that have no query vector yet (another app's texts that
+    look for their passage: rulings looking for their rule), a batch at a time, for at most
+    `seconds`; kept by text hash like the passages' vectors."""
+    started = time.perf_counter()
+    model = encoder()
+    if model is None:
+        return SyncReport(reason="no model")
+    todo = sorted(store.missing(model.model_id, texts, "query"), key=len)
+    done = 0
+    for start in range(0, len(todo), batch):
+        if start and seconds is not None and time.perf_counter() - started > seconds:
+            break
+        chunk = todo[start : start + batch]
+        store.save(model.model_id, chunk, model.queries(chunk), "query")
+        done += len(chunk)
+    return SyncReport(
+        embedded=done, remaining=len(todo) - done, seconds=time.perf_counter() - started
+    )
+
+
+def query_vectors(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(matrix, found): the stored query vectors of `texts` (embed_queries), in order."""
+    model = encoder()
+    if model is None:
+        return np.zeros((len(texts), 0), dtype=np.float32), np.zeros(len(texts), dtype=bool)
+    keys = [store.key(model.model_id, t, "query") for t in texts]
+    return store.vectors(keys, dim=model.hidden)
+
+
+def nearest_to(
+    vectors: np.ndarray, *, kinds: tuple[str, ...] = (), limit: int = 5
+) -> list[list[tuple[Passage, float]]] | None:
+    """The passages nearest each row of `vectors` (query vectors), best first; None while
+    the current passages are not all embedded (an answer then would miss some)."""
+    if not status().ready:
+        return None
+    corpus = _current()
+    allowed = np.array([not kinds or p.kind in kinds for p in corpus.passages])
+    scores = vectors @ corpus.matrix.T
+    scores[:, ~allowed] = -1.0
+    out = []
+    for row in scores:
+        top = np.argsort(-row)[:limit]
+        out.append([(corpus.passages[i], float(row[i])) for i in top if row[i] > -1.0])
+    return out
+
+
+#: Work other apps do with the encoder once every passage has its vector (rulings proposes
+#: links by meaning): the index worker runs each for a few seconds a pass. Each takes
+#: `seconds` and returns a SyncReport saying what remains.
+follow_ups: list[Callable[..., SyncReport]] = []
+
+
+def register_follow_up(work: Callable[..., SyncReport]) -> None:
+    if work not in follow_ups:
+        follow_ups.append(work)
 
 
 #: The passages' version when sync last found every vector there (a worker's memo).

@@ -18,8 +18,10 @@ from search.models import Vector
 DTYPE = np.dtype("<f2")
 
 
-def key(model_id: str, text: str) -> str:
-    return hashlib.sha256(f"{model_id}\x00passage\x00{text}".encode()).hexdigest()
+def key(model_id: str, text: str, role: str = "passage") -> str:
+    """A vector's key: the model, the side of the model it was embedded on (a "passage" or a
+    "query": e5 embeds the two differently) and the exact text."""
+    return hashlib.sha256(f"{model_id}\x00{role}\x00{text}".encode()).hexdigest()
 
 
 def vectors(keys: Sequence[str], *, dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -43,9 +45,9 @@ def vectors(keys: Sequence[str], *, dim: int) -> tuple[np.ndarray, np.ndarray]:
     return matrix, found
 
 
-def missing(model_id: str, texts: Iterable[str]) -> list[str]:
+def missing(model_id: str, texts: Iterable[str], role: str = "passage") -> list[str]:
     """The distinct texts that have no vector yet, in their first order."""
-    by_key = {key(model_id, t): t for t in texts}
+    by_key = {key(model_id, t, role): t for t in texts}
     have: set[str] = set()
     keys = list(by_key)
     for start in range(0, len(keys), 900):
@@ -55,10 +57,10 @@ def missing(model_id: str, texts: Iterable[str]) -> list[str]:
     return [t for k, t in by_key.items() if k not in have]
 
 
-def save(model_id: str, texts: Sequence[str], matrix: np.ndarray) -> int:
+def save(model_id: str, texts: Sequence[str], matrix: np.ndarray, role: str = "passage") -> int:
     """Store one batch (a transaction of its own: a stopped worker loses at most a batch)."""
     rows = [
-        Vector(key=key(model_id, t), model=model_id, vector=row.astype(DTYPE).tobytes())
+        Vector(key=key(model_id, t, role), model=model_id, vector=row.astype(DTYPE).tobytes())
         for t, row in zip(texts, matrix, strict=True)
     ]
     with transaction.atomic():
@@ -66,9 +68,10 @@ def save(model_id: str, texts: Sequence[str], matrix: np.ndarray) -> int:
     return len(rows)
 
 
-def sweep(model_id: str, keep: Iterable[str]) -> int:
-    """Delete the vectors of texts no passage uses any more (another model's too)."""
-    wanted = {key(model_id, t) for t in keep}
+def sweep(model_id: str, keep: Iterable[str], keep_queries: Iterable[str] = ()) -> int:
+    """Delete the vectors of texts no passage (or kept query: rulings awaiting a proposal)
+    uses any more (another model's too)."""
+    wanted = {key(model_id, t) for t in keep} | {key(model_id, t, "query") for t in keep_queries}
     stale = [k for k in Vector.objects.values_list("key", flat=True) if k not in wanted]
     deleted = 0
     for start in range(0, len(stale), 900):

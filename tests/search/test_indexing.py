@@ -208,3 +208,29 @@ def test_the_worker_first_builds_a_missing_index_then_drains(index_dir: Path) ->
     out = io.StringIO()
     call_command("index_worker", "--once", "--build-missing", stdout=out)
     assert "Building" not in out.getvalue()  # an index there is drained, not rebuilt
+
+
+def test_the_worker_runs_the_encoder_s_follow_ups_once_every_passage_is_embedded(
+    index_dir: Path, monkeypatch
+) -> None:
+    """Other apps' work with the encoder (rulings' proposals) waits for the passages, and a
+    failing one does not stop the worker."""
+    from search.semantic import retriever
+
+    calls: list[float] = []
+
+    def work(*, seconds: float) -> retriever.SyncReport:
+        calls.append(seconds)
+        return retriever.SyncReport(embedded=3, remaining=0)
+
+    def broken(*, seconds: float) -> retriever.SyncReport:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(retriever, "follow_ups", [broken, work])
+    monkeypatch.setattr(retriever, "sync", lambda **_: retriever.SyncReport(remaining=5))
+    call_command("index_worker", "--once", stdout=io.StringIO())
+    assert calls == []  # passages still to embed: not yet
+    monkeypatch.setattr(retriever, "sync", lambda **_: retriever.SyncReport())
+    out = io.StringIO()
+    call_command("index_worker", "--once", stdout=out)
+    assert calls == [5.0] and "3 done, 0 to go" in out.getvalue()

@@ -64,6 +64,14 @@ class Command(BaseCommand):
             "apps link to its rules) is carried over; what cannot be is listed and refused.",
         )
         parser.add_argument(
+            "--rematch",
+            action="store_true",
+            help="Replace every given release that is loaded, even where its text is unchanged, "
+            "so that today's matcher decides again which rule became which (an archive loaded "
+            "before the matcher changed: docs/upgrading.md). Maintainers' work is carried as "
+            "with --replace.",
+        )
+        parser.add_argument(
             "--force",
             action="store_true",
             help="With --replace: replace even if some maintainers' work cannot be carried "
@@ -97,8 +105,8 @@ class Command(BaseCommand):
             total = count_sources(opts["sources"])
         except OSError as exc:
             raise CommandError(str(exc)) from None
-        if opts["force"] and not opts["replace"]:
-            raise CommandError("--force only applies with --replace")
+        if opts["force"] and not (opts["replace"] or opts["rematch"]):
+            raise CommandError("--force only applies with --replace or --rematch")
         if opts["set_name"] and total != 1:
             raise CommandError("--set-name applies to a single document; use versions.csv")
         importer = Importer(user=_user())
@@ -129,6 +137,7 @@ class Command(BaseCommand):
                         set_code=set_code,
                         replace=opts["replace"],
                         force=opts["force"],
+                        rematch=opts["rematch"],
                     )
                 except (CRFormatError, ImportRefused) as exc:
                     errors.append(str(exc))

@@ -71,6 +71,8 @@ class Command(BaseCommand):
                     f"semantic search: embedded {embedded.embedded} passages, "
                     f"{embedded.remaining} to go"
                 )
+            if not embedded.remaining and not embedded.reason:
+                embedded.remaining = self._follow_ups(opts["verbosity"])
             if opts["once"]:
                 return
             if embedded.remaining:
@@ -80,3 +82,20 @@ class Command(BaseCommand):
             except KeyboardInterrupt:
                 return
             close_old_connections()  # a long-lived process: reconnect if the server went away
+
+    def _follow_ups(self, verbosity: int) -> int:
+        """Other apps' work with the encoder (retriever.follow_ups), a few seconds each; what
+        remains of it (the worker does not pause while some does)."""
+        remaining = 0
+        for work in retriever.follow_ups:
+            try:
+                done = work(seconds=EMBED_SECONDS)
+            except Exception:
+                logger.exception("semantic follow-up %s failed; trying again later", work)
+                continue
+            remaining += done.remaining
+            if done.embedded and verbosity:
+                self.stdout.write(
+                    f"{work.__module__}: {done.embedded} done, {done.remaining} to go"
+                )
+        return remaining

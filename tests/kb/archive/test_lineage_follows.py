@@ -114,3 +114,68 @@ def test_a_rewrite_under_its_number_is_paired_and_an_unrelated_rule_is_not() -> 
     pairs = {a[i].number: b[j].number for i, j in match_rules(a, b)}
     assert pairs.get("601.2a") == "601.2a"
     assert "601.2b" not in pairs  # words in common: only "the" and "team"
+
+
+def _split_as_the_old_matcher_did(number_then: str, number_now: str) -> int:
+    """Give the rows of `number_now` from M20 on a lineage of their own, as the matcher did
+    before issue 34 (a subrule become a rule was a removed rule and an added one); the new
+    lineage's id."""
+    from kb.models import Lineage, RuleVersion
+
+    old = lineage(number_then, M19_END)
+    new = Lineage.objects.create(key=f"{number_now}@{M20.isoformat()}", kind="rule")
+    spanning = (
+        RuleVersion.objects.filter(lineage_id=old, valid_from__lt=M20, valid_to__gt=M20).first()
+        or RuleVersion.objects.filter(
+            lineage_id=old, valid_from__lt=M20, valid_to__isnull=True
+        ).first()
+    )
+    if spanning is not None:  # the same words on both sides: one version, cut in two
+        end = spanning.valid_to
+        RuleVersion.objects.filter(pk=spanning.pk).update(valid_to=M20)
+        spanning.pk, spanning.valid_from, spanning.valid_to = None, M20, end
+        spanning.save()
+    RuleVersion.objects.filter(lineage_id=old, valid_from__gte=M20).update(lineage=new)
+    RuleNumber.objects.filter(lineage_id=old, valid_from__gte=M20).update(lineage=new)
+    RuleNumber.objects.filter(lineage=new, valid_from=M20).update(previous_number="")
+    return new.pk
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_rematching_a_release_matched_by_the_old_rules_keeps_maintainers_work(cards) -> None:
+    """`import_rules --rematch` on an archive loaded before the matcher changed: the release
+    is matched again (M20's 111.2 continues 110.5a), and a French text a maintainer put on
+    the rule, and a ruling link a maintainer confirmed, as the old matching had it, are
+    still there."""
+    from kb.archive.importer import Importer, text_checksum
+    from kb.crtext.parser import parse_text
+    from kb.models import ImportRecord, RuleVersion
+    from rulings.models import LinkKind, Ruling, RulingLink
+    from tests.conftest import release_files
+
+    split = _split_as_the_old_matcher_did("110.5a", "111.2")
+    assert lineage("111.2", M20) == split != lineage("110.5a", M19_END)
+    version = RuleVersion.objects.get(lineage_id=split, valid_from=M20)
+    RuleVersion.objects.filter(pk=version.pk).update(
+        text_fr="Texte français d'un mainteneur.", fr_edited=True
+    )
+    ruling = Ruling.objects.order_by("id").first()
+    RulingLink.objects.create(
+        ruling=ruling, lineage_id=split, kind=LinkKind.CONFIRMED, evidence="a maintainer"
+    )
+    (path,) = [p for p in release_files() if p.name == f"{M20.isoformat()}.txt"]
+    text = path.read_text(encoding="utf-8")
+    result = Importer().import_document(
+        parse_text(text), checksum=text_checksum(text), source=path.name, rematch=True
+    )
+    assert result.action == "replaced"
+    assert lineage("111.2", M20) == lineage("110.5a", M19_END)
+    now = RuleVersion.objects.as_of(M20).get(lineage_id=lineage("111.2", M20))
+    assert now.text_fr == "Texte français d'un mainteneur." and now.fr_edited
+    assert ImportRecord.objects.filter(effective_date=M20).latest("id").lost == []
+    link = RulingLink.objects.get(ruling=ruling, evidence="a maintainer")
+    assert link.lineage_id == lineage("110.5a", M19_END) and link.kind == LinkKind.CONFIRMED
+    # Unchanged without --rematch: the same text is a no-op.
+    again = Importer().import_document(parse_text(text), checksum=text_checksum(text))
+    assert again.action == "unchanged"
