@@ -328,6 +328,7 @@ T_CITES = "theirs: misses a citation of another rule"
 T_REFS = "theirs: a renumbered reference counted as wording"
 T_TYPO = "theirs: typography counted as wording"
 T_SKIPPED = "theirs: a release of ours they skip (partial pair)"
+T_MISSED = "theirs: a removal or addition they do not list (its text nowhere on the other side)"
 E_MERGE = "either: a rule merged into one that goes on (theirs moved, ours removed)"
 O_PARENT = "ours: move to a new parent as removed+added"
 O_REWRITE = "ours: same-number rewrite as removed+added"
@@ -344,6 +345,7 @@ CAUSES = (
     T_REFS,
     T_TYPO,
     T_SKIPPED,
+    T_MISSED,
     E_MERGE,
     O_PARENT,
     O_REWRITE,
@@ -432,7 +434,7 @@ def compare(pair: Pair) -> PairReport:
     for item in listed:
         if item.lineage_id not in seen:
             cause, detail = _only_ours_cause(item, a, b, rewrites)
-            if cause == UNCLASSIFIED and pair.partial:
+            if cause in (UNCLASSIFIED, T_MISSED) and pair.partial:
                 cause = T_SKIPPED
             findings.append(Finding(OURS, cause, None, [item], detail))
     return PairReport(pair, findings, Counter(our_verdict(i) for i in listed))
@@ -561,6 +563,19 @@ def _elsewhere(side: Side, rule: Rule | None, snap: Snapshot) -> bool:
     )
 
 
+def _nowhere(rule: Rule, there: Snapshot, here: Snapshot) -> bool:
+    """A rule removed (or added) whose text no rule on the other side that is itself new
+    there (added, or removed) reads like: a real removal or addition, not a move we missed.
+    Rules that continue their own lineage on both sides are not candidates (XLN's new 704.5j,
+    the legend rule renumbered, reads like the removed planeswalker uniqueness rule)."""
+    candidates = [
+        r
+        for lineage, r in there.by_lineage.items()
+        if lineage not in here.by_lineage and r.kind in ("rule", "subrule")
+    ]
+    return not any(similarity(rule.text, r.text) >= SAME_RULE for r in candidates)
+
+
 def _cites_other_lineage(old: str, new: str, a: Snapshot, b: Snapshot) -> bool:
     """A reference in `new` cites a rule of another lineage than the same reference in `old`
     (the cited numbers taken in order, each in its own release)."""
@@ -590,7 +605,11 @@ def _only_ours_cause(
         other = (b if item.status == "removed" else a).by_lineage[partner]
         return cause, f"with {other.number}"
     if item.status in ("added", "removed"):
-        return UNCLASSIFIED, ""
+        return (
+            (T_MISSED, "")
+            if _nowhere(rule, *((b, a) if item.status == "removed" else (a, b)))
+            else (UNCLASSIFIED, "")
+        )
     old, new = a.by_lineage[item.lineage_id].text, b.by_lineage[item.lineage_id].text
     if "wording" in item.kinds and symbols_only(old, new):
         return O_SYMBOLS, ""
@@ -621,6 +640,7 @@ SHORT = {
     T_REFS: "T-refs",
     T_TYPO: "T-typo",
     T_SKIPPED: "T-skip",
+    T_MISSED: "T-miss",
     E_MERGE: "E-merge",
     O_PARENT: "O-parent",
     O_REWRITE: "O-rewrite",

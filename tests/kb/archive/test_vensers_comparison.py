@@ -52,3 +52,15 @@ def test_the_pairs_issue_34_named_show_none_of_our_faults(
     assert report.theirs == len(pairs[label].entries) > 0
     # What we both read the same way is most of it (their own faults aside).
     assert report.count(vensers.AGREED) >= 0.8 * report.theirs
+
+
+def test_a_removal_they_do_not_list_is_theirs_to_miss(pairs: dict[str, vensers.Pair]) -> None:
+    """XLN removed the planeswalker uniqueness rule (306.4, 704.5j); its nearest text in XLN is
+    the legend rule, renumbered into 704.5j and continuing its own lineage, so it is a real
+    removal, which Venser's Journal does not list. ORI removed the sun symbol (107.13)."""
+    for label, number in (("C17-XLN", "306.4"), ("C17-XLN", "704.5j"), ("DTK-ORI", "107.13")):
+        report = vensers.compare(pairs[label])
+        causes = {
+            f.ours[0].old_number: f.cause for f in report.findings if f.entry is None and f.ours
+        }
+        assert causes[number] == vensers.T_MISSED, (label, number)
