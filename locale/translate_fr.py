@@ -1035,6 +1035,15 @@ FR: dict[tuple[str, str], str | list[str]] = {
         "",
         "This address is too long: the site cannot follow it.",
     ): "Cette adresse est trop longue : le site ne peut pas la suivre.",
+    (
+        "",
+        "Rules in force on %(asked)s: the %(date)s release.",
+    ): f"Règles en vigueur le %(asked)s{NBSP}: la version du %(date)s.",
+    ("", "proposed"): "proposée",
+    (
+        "",
+        "Ruling links proposed by meaning (not shown until confirmed)",
+    ): "Liens de décisions proposés par le sens (masqués jusqu’à confirmation)",
 }
 
 _ENTRY_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) "(.*)"$')

@@ -33,6 +33,8 @@ MOVED_LEAD = 0.1
 #: mulligan rules: 0.30 to 0.34) when this similar: unrelated rules under one parent share
 #: less than that, and one that took the number of a moved rule is not a leftover.
 REWRITE_THRESHOLD = 0.25
+#: Leftovers of a rule whose steps were rewritten (see _match_steps_rewritten).
+STEP_THRESHOLD = 0.3
 
 
 @dataclass(slots=True)
@@ -196,6 +198,7 @@ def match_rules(a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
 
     _match_moved(a, b, da, db, pairs, used_b)
     _match_rewritten(a, b, da, db, pairs, used_b)
+    _match_steps_rewritten(a, b, da, db, pairs, used_b)
     return sorted(pairs.items())
 
 
@@ -272,17 +275,76 @@ def _match_rewritten(
             score = _similarity(a[i], b[j])
             if score < REWRITE_THRESHOLD:
                 continue
-            # Not when the old text went on elsewhere, or the new one came from elsewhere:
-            # another entry of the other release that reads as the same text (as similar as
-            # entries paired under one parent) is where it went or came from. Parallel
-            # rewrites (the three mulligan rules) resemble each other less than that.
-            elsewhere = max(score, PAIR_THRESHOLD)
-            if any(_similarity(a[i], b[y]) > elsewhere for y in rules_b if y != j) or any(
-                _similarity(a[x], b[j]) > elsewhere for x in rules_a if x != i
-            ):
+            if _went_elsewhere(a, b, i, j, score, rules_a, rules_b):
                 continue
             pairs[i] = j
             used_b.add(j)
+
+
+def _went_elsewhere(
+    a: Sequence[Item],
+    b: Sequence[Item],
+    i: int,
+    j: int,
+    score: float,
+    rules_a: Sequence[int],
+    rules_b: Sequence[int],
+) -> bool:
+    """Whether the old text went on elsewhere, or the new one came from elsewhere: another
+    entry of the other release that reads as the same text (as similar as entries paired
+    under one parent) is where it went or came from. Parallel rewrites (the three mulligan
+    rules) resemble each other less than that."""
+    elsewhere = max(score, PAIR_THRESHOLD)
+    return any(_similarity(a[i], b[y]) > elsewhere for y in rules_b if y != j) or any(
+        _similarity(a[x], b[j]) > elsewhere for x in rules_a if x != i
+    )
+
+
+def _match_steps_rewritten(
+    a: Sequence[Item], b: Sequence[Item], da: _Doc, db: _Doc, pairs: dict, used_b: set
+) -> None:
+    """Leftovers that took a sibling's number in a rewrite of their rule's steps (Kaladesh's
+    turn structure: "Third, the active player gets priority" became 507.2, "Second, …"), or
+    became a subrule of their own number ("Second, any abilities that triggered … go on the
+    stack", rule 508.2, became 508.2b): a leftover rule or subrule and a leftover entry
+    under the same matched parent (or under the new rule that holds the old rule's number),
+    paired best first when at least STEP_THRESHOLD alike and neither text went on elsewhere
+    (`_went_elsewhere`)."""
+    parent_a = {c: p for p, children in da.children.items() for c in children}
+    parent_b = {c: p for p, children in db.children.items() for c in children}
+    kinds = ("rule", "subrule")
+    left_a = [i for k in kinds for i in da.by_kind[k] if i not in pairs]
+    left_b = [j for k in kinds for j in db.by_kind[k] if j not in used_b]
+    candidates = []
+    for i in left_a:
+        pa = parent_a.get(i)
+        if pa is None or pa not in pairs:
+            continue
+        for j in left_b:
+            pb = parent_b.get(j)
+            if pb is None:
+                continue
+            sibling = a[i].kind == b[j].kind and pairs[pa] == pb
+            demoted = (
+                a[i].kind == "rule"
+                and b[j].kind == "subrule"
+                and b[pb].number == a[i].number
+                and parent_b.get(pb) == pairs[pa]
+            )
+            if not (sibling or demoted):
+                continue
+            score = _similarity(a[i], b[j])
+            if score >= STEP_THRESHOLD:
+                candidates.append((score, i, j))
+    rules_a = [i for kind in kinds for i in da.by_kind[kind]]
+    rules_b = [j for kind in kinds for j in db.by_kind[kind]]
+    for score, i, j in sorted(candidates, reverse=True):
+        if i in pairs or j in used_b:
+            continue
+        if _went_elsewhere(a, b, i, j, score, rules_a, rules_b):
+            continue
+        pairs[i] = j
+        used_b.add(j)
 
 
 def _match_chapters(

@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from django.core.paginator import Page
 from django.http import Http404, HttpRequest, HttpResponse
@@ -41,6 +42,9 @@ from kb.selectors import BadRelease, NoRelease, Releases, release_for
 from kb.web import fragments, page_cache
 from kb.web.entries import glossary_linker, render_entries, rendered_glossary
 from search.analysis import fold
+
+#: The query parameter carrying the date a reader asked for (see _page).
+ASKED_ON = "on"
 
 
 class _Page:
@@ -86,8 +90,24 @@ class _Page:
     def term_url(self, slug: str) -> str:
         return reverse("kb:glossary_term", args=[self.token, slug])
 
+    @property
+    def asked_on(self) -> dt.date | None:
+        """The date the reader asked for (`?on=`, set by the redirect from a date that is no
+        release's), when it stands for this page's release: the banner says so."""
+        token = self.request.GET.get(ASKED_ON, "")
+        try:
+            asked = dt.date.fromisoformat(token)
+        except ValueError:
+            return None
+        try:
+            found = release_for(asked.isoformat(), self.releases)
+        except (BadRelease, NoRelease):
+            return None
+        return asked if found.pk == self.release.pk and asked != self.date else None
+
     def context(self, **extra: object) -> dict[str, object]:
         return {
+            "asked_on": self.asked_on,
             "release": self.release,
             "release_token": self.token,
             "is_current": self.is_current,
@@ -114,8 +134,11 @@ def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _P
     except NoRelease as exc:
         raise Http404(_no_release(exc)) from None
     if token != "current" and release.effective_date.isoformat() != token:
-        return redirect(rebuild(release.effective_date.isoformat()))
+        # The date asked for goes along, so that the page can say which release it stands for.
+        target = rebuild(release.effective_date.isoformat())
+        return redirect(f"{target}?{urlencode({ASKED_ON: token})}")
     return _Page(request, token, releases, release)
+
 
 
 def _no_release(exc: NoRelease) -> str:
@@ -188,7 +211,7 @@ ANOMALY_KINDS = {
 }
 
 
-@page_cache.reads()
+@page_cache.reads(ASKED_ON)
 def anomalies(request: HttpRequest, release: str) -> HttpResponse:
     """The defects of a release's official document, kept as found (the releases table
     counts them): what each kind means, and where it is."""
@@ -206,7 +229,7 @@ def anomalies(request: HttpRequest, release: str) -> HttpResponse:
     return render(request, "kb/anomalies.html", page.context(rows=rows))
 
 
-@page_cache.reads()
+@page_cache.reads(ASKED_ON)
 def contents(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:contents", args=[t]))
     if isinstance(page, HttpResponse):
@@ -229,7 +252,7 @@ def _sections(entries: list[selectors.Entry]) -> list[dict[str, object]]:
     return out
 
 
-@page_cache.reads("rulings")  # the page of the rulings panel (rulings.hooks)
+@page_cache.reads("rulings", ASKED_ON)  # the page of the rulings panel (rulings.hooks)
 def rule(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:rule", args=[t, number]))
     if isinstance(page, HttpResponse):
@@ -366,7 +389,7 @@ def _missing_rule(page: _Page, number: str) -> HttpResponse:
     )
 
 
-@page_cache.reads("q")
+@page_cache.reads("q", ASKED_ON)
 def glossary(request: HttpRequest, release: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary", args=[t]))
     if isinstance(page, HttpResponse):
@@ -403,7 +426,7 @@ def glossary(request: HttpRequest, release: str) -> HttpResponse:
     )
 
 
-@page_cache.reads()
+@page_cache.reads(ASKED_ON)
 def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse:
     page = _page(request, release, lambda t: reverse("kb:glossary_term", args=[t, slug]))
     if isinstance(page, HttpResponse):
@@ -429,7 +452,7 @@ def glossary_term(request: HttpRequest, release: str, slug: str) -> HttpResponse
     )
 
 
-@page_cache.reads()
+@page_cache.reads(ASKED_ON)
 def history(request: HttpRequest, number: str, release: str = "current") -> HttpResponse:
     """Every version of the rule's lineage, newest first; noise folded."""
     page = _page(request, release, lambda t: reverse("kb:history", args=[t, number]))
@@ -619,7 +642,7 @@ def _worklist_page_links(url: str, state: str, rows_page: Page) -> list[tuple[in
     return [(n, f"{url}?{query}page={n}") for n in rows_page.paginator.page_range]
 
 
-@page_cache.reads("release", "state", "page")
+@page_cache.reads("release", "state", "page", ASKED_ON)
 def translation(request: HttpRequest, release: str = "current") -> HttpResponse:
     """The translators' worklist: every rule of a release whose French is missing, stale or
     unofficial, by section and chapter, with counts; `?state=` filters (an unknown state

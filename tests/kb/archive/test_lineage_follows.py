@@ -179,3 +179,31 @@ def test_rematching_a_release_matched_by_the_old_rules_keeps_maintainers_work(ca
     # Unchanged without --rematch: the same text is a no-op.
     again = Importer().import_document(parse_text(text), checksum=text_checksum(text))
     assert again.action == "unchanged"
+
+
+KLD_BEFORE, KLD = dt.date(2016, 8, 26), dt.date(2016, 9, 30)
+#: Kaladesh rewrote the turn structure: "Third, the active player gets priority" became the
+#: step's "Second, …", and "Second, any abilities that triggered … go on the stack" became a
+#: subrule of its own number. Venser's Journal reads them so; we showed removed and added.
+KLD_STEPS = {
+    "503.1": "503.1a",
+    "504.3": "504.2",
+    "507.3": "507.2",
+    "508.2": "508.2b",
+    "508.3": "508.2",
+    "509.5": "509.4",
+    "510.3": "510.3a",
+    "510.4": "510.3",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_kaladesh_s_rewritten_steps_keep_their_lineage(archive) -> None:
+    for old, new in KLD_STEPS.items():
+        assert lineage(old, KLD_BEFORE) == lineage(new, KLD), (old, new)
+    diff = diff_between(
+        Release.objects.get(effective_date=KLD_BEFORE), Release.objects.get(effective_date=KLD)
+    )
+    removed = {i.old_number for i in diff.items if i.old_number and not i.new_number}
+    assert not removed & set(KLD_STEPS)

@@ -34,10 +34,25 @@ def test_home_shows_the_current_release_and_its_chapters(client: Client) -> None
 def test_any_date_redirects_to_the_release_in_force(client: Client) -> None:
     response = client.get("/en/2016-05-20/rules/602.2a/")
     assert response.status_code == 302
-    assert response.url == "/en/2016-04-08/rules/602.2a/"
+    assert response.url == "/en/2016-04-08/rules/602.2a/?on=2016-05-20"
     html = client.get(response.url).content.decode()
     assert "The player announces that he or she is activating the ability." in html
     assert "April 8, 2016" in html
+
+
+def test_a_page_asked_for_a_date_says_which_release_stands_for_it(client: Client) -> None:
+    html = client.get("/en/2012-03-01/rules/602.2a/", follow=True).content.decode()
+    assert "Rules in force on March 1, 2012: the February 1, 2012 release." in html
+    fr = client.get("/fr/2012-03-01/rules/602.2a/", follow=True).content.decode()
+    assert "Règles en vigueur le 1 mars 2012\u00a0: la version du 1 février 2012." in fr
+    for url in ("/en/2012-03-01/glossary/", "/en/2012-03-01/rules/"):
+        assert "Rules in force on March 1, 2012" in client.get(url, follow=True).content.decode()
+    # Read straight, or with a date that is not this release's, the page says nothing of it.
+    plain = client.get("/en/2012-02-01/rules/602.2a/").content.decode()
+    assert "Rules in force on" not in plain
+    other = client.get("/en/2012-02-01/rules/602.2a/?on=2016-05-20").content.decode()
+    assert "Rules in force on" not in other
+    assert client.get("/en/2012-02-01/rules/602.2a/?on=nonsense").status_code == 200
 
 
 def test_current_pages_say_which_release_they_show(client: Client) -> None:
