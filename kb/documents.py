@@ -29,6 +29,7 @@ from kb.models import (
 from kb.models.glossary import alias_list
 from kb.models.rules import is_heading
 from kb.models.versioning import valid_on
+from search.analysis import plain
 from search.documents import Hit, Passage, SearchDocument
 from search.registry import DocumentType, register
 
@@ -100,6 +101,13 @@ def rule_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
             )
 
 
+def _says_nothing_more(alias: str, headword: str) -> bool:
+    """An alias whose words the headword already holds ("Legend" beside "Legend
+    (Obsolete)"): shown in the title it would read "Legend (Obsolete) (Legend)", and the
+    headword finds it anyway."""
+    return set(plain(alias).split()) <= set(plain(headword).split())
+
+
 def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocument]:
     """Documents of these glossary terms (None: every term)."""
     terms = None if groups is None else [int(g) for g in groups if g.isdigit()]
@@ -122,7 +130,7 @@ def glossary_documents(groups: Collection[str] | None) -> Iterator[SearchDocumen
         "valid_to",
     )
     for g in qs.values(*fields).iterator(chunk_size=2000):
-        aliases = [a for a in alias_list(g["aliases"]) if a != g["headword"]]
+        aliases = [a for a in alias_list(g["aliases"]) if not _says_nothing_more(a, g["headword"])]
         yield SearchDocument(
             kind="glossary",
             key=str(g["id"]),

@@ -140,7 +140,6 @@ def _page(request: HttpRequest, token: str, rebuild: Callable[[str], str]) -> _P
     return _Page(request, token, releases, release)
 
 
-
 def _no_release(exc: NoRelease) -> str:
     if exc.first is None:
         return _("No release is loaded yet.")
