@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 from ninja import Query, Router, Schema
 
@@ -19,6 +19,10 @@ from kb.web.api_types import LanguageCode
 from search import registry
 
 router = Router(tags=["search"])
+
+#: Seconds a client is asked to wait while the index is being built (a first build takes a
+#: minute or two).
+UNAVAILABLE_RETRY = 30
 
 
 class ThrottledOut(Schema):
@@ -73,6 +77,9 @@ class SearchOut(Schema):
     correction: str
     corrected: bool
     notices: list[str]
+    #: True while the search index is being built (a first start): the answer is then a 503
+    #: with a Retry-After header, and no hits (try again).
+    unavailable: bool
     hits: list[HitOut]
 
 
@@ -87,11 +94,16 @@ class SearchParams(Schema):
 
 @router.get(
     "/search",
-    response={200: SearchOut, 429: ThrottledOut},
+    response={200: SearchOut, 429: ThrottledOut, 503: SearchOut},
     summary="Search rules, glossary, cards and rulings",
     throttle=SearchThrottle(),
 )
-def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
+def search(
+    request: HttpRequest, response: HttpResponse, params: Query[SearchParams]
+) -> SearchOut | tuple[int, SearchOut]:
+    """Links are absolute, as the API's others are. While the index is being built the answer
+    is a 503 saying so (`unavailable`, Retry-After), not an empty 200 a client would take for
+    "nothing matches"."""
     wanted = [k for k in params.kind.split(",") if k in registry.kinds()]
     lang = params.lang.value if params.lang else None
     with translation.override(lang or languages.SOURCE):
@@ -106,7 +118,11 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
     r = found.results
     groups = presenting.grouped(r.hits, r.counts, every_kind=not found.kinds)
     rank = {id(h): (r.page - 1) * r.per_page + i + 1 for i, h in enumerate(r.hits)}
-    return SearchOut(
+
+    def absolute(url: str) -> str:
+        return request.build_absolute_uri(url) if url else ""
+
+    out = SearchOut(
         query=found.query,
         release=found.release.effective_date if found.release else None,
         total=r.total,
@@ -117,10 +133,11 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
             GroupOut(name=g.name, kinds=list(g.kinds), total=g.total, shown=len(g.hits))
             for g in groups
         ],
-        jump=found.jump,
+        jump=absolute(found.jump),
         correction=found.correction,
         corrected=found.corrected,
         notices=found.notices,
+        unavailable=found.unavailable,
         hits=[
             HitOut(
                 kind=h.kind,
@@ -130,7 +147,7 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
                 titles=h.titles,
                 title_fr=h.title("fr"),
                 number=h.number,
-                url=h.url,
+                url=absolute(h.url),
                 context=h.context,
                 snippets=h.snippets,
                 snippet_en=h.snippet("en"),
@@ -141,11 +158,17 @@ def search(request: HttpRequest, params: Query[SearchParams]) -> SearchOut:
                 date=h.date,
                 valid_from=h.valid_from,
                 valid_to=h.valid_to,
-                also=[AlsoOut(title=t, url=u) for t, u in presenting.also_on(h, limit=None)],
+                also=[
+                    AlsoOut(title=t, url=absolute(u)) for t, u in presenting.also_on(h, limit=None)
+                ],
             )
             for h in presenting.in_order(groups)
         ],
     )
+    if found.unavailable:
+        response["Retry-After"] = str(UNAVAILABLE_RETRY)
+        return 503, out
+    return out
 
 
 class SuggestionOut(Schema):
@@ -161,6 +184,12 @@ class SuggestionOut(Schema):
 )
 def suggest(request: HttpRequest, q: str = "") -> list[SuggestionOut]:
     return [
-        SuggestionOut(title=s.title, kind=s.kind, number=s.number, lang=s.lang, url=url)
+        SuggestionOut(
+            title=s.title,
+            kind=s.kind,
+            number=s.number,
+            lang=s.lang,
+            url=request.build_absolute_uri(url),
+        )
         for s, url in service.suggest(q, limit=10)
     ]

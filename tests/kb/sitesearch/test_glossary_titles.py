@@ -24,6 +24,7 @@ def test_no_glossary_title_repeats_its_headword(archive) -> None:
 def test_an_alias_that_adds_words_is_still_shown(archive) -> None:
     term = GlossaryTerm.objects.get(slug="legend")
     version = term.versions.order_by("-valid_from").first()
-    type(version).objects.filter(pk=version.pk).update(aliases=["Legend", "Legendary creature type"])
+    aliases = ["Legend", "Legendary creature type"]
+    type(version).objects.filter(pk=version.pk).update(aliases=aliases)
     (doc,) = [d for d in glossary_documents([str(term.pk)]) if d.key == str(version.pk)]
     assert doc.titles["en"] == "Legend (Obsolete) (Legendary creature type)"

@@ -84,16 +84,35 @@ def test_help_opensearch_and_suggestions(client: Client) -> None:
 
 def test_the_api(client: Client) -> None:
     data = client.get("/api/v1/search", {"q": "trample", "kind": "rule,glossary"}).json()
-    assert data["hits"][0]["number"] == "702.19" and data["hits"][0]["url"] == "/en/rules/702.19/"
+    # Absolute, as the API's other links are.
+    assert data["hits"][0]["number"] == "702.19"
+    assert data["hits"][0]["url"] == "http://testserver/en/rules/702.19/"
+    assert data["unavailable"] is False
     assert data["total"] == data["counts"]["rule"] + data["counts"]["glossary"]
     dated = client.get("/api/v1/search", {"q": "602.2a", "release": "2019-01-25"}).json()
-    assert dated["jump"] == "/en/2019-01-25/rules/602.2a/"
+    assert dated["jump"] == "http://testserver/en/2019-01-25/rules/602.2a/"
     assert dated["hits"][0]["valid_to"] == "2019-06-14"
     french = client.get("/api/v1/search", {"q": "vol", "lang": "fr", "kind": "card"}).json()
     assert french["hits"] and all(h["matched"] == ["fr"] for h in french["hits"])
-    assert french["hits"][0]["url"].startswith("/fr/cards/")
+    assert french["hits"][0]["url"].startswith("http://testserver/fr/cards/")
     suggest = client.get("/api/v1/search/suggest", {"q": "tramp"}).json()
-    assert suggest[0]["title"] == "Trample" and suggest[0]["url"] == "/en/rules/702.19/"
+    assert suggest[0]["title"] == "Trample"
+    assert suggest[0]["url"] == "http://testserver/en/rules/702.19/"
+
+
+def test_while_the_index_is_built_the_api_says_so_with_a_503(client: Client, monkeypatch) -> None:
+    from search.backend import SearchUnavailable, get_backend
+
+    backend = get_backend()
+
+    def building(*args, **kwargs):
+        raise SearchUnavailable("the first index is being built", building=True)
+
+    monkeypatch.setattr(type(backend), "search", building)
+    response = client.get("/api/v1/search", {"q": "trample"})
+    assert response.status_code == 503 and response["Retry-After"] == "30"
+    data = response.json()
+    assert data["unavailable"] is True and data["hits"] == [] and data["query"] == "trample"
 
 
 def test_nasty_inputs_answer_normally(client: Client) -> None:
@@ -251,7 +270,8 @@ def test_matched_in_is_said_once(client: Client) -> None:
 def test_the_api_lists_the_hits_of_the_page_in_its_order(client: Client, params) -> None:
     html = _page(client, f"/{params.get('lang', 'en')}/search/", **params)
     api = client.get("/api/v1/search", params).json()
-    assert _hit_urls(html) == [h["url"] for h in api["hits"]] != []
+    assert _hit_urls(html) == [h["url"].removeprefix("http://testserver") for h in api["hits"]]
+    assert api["hits"]
     assert [g["name"] for g in api["groups"]] == GROUP.findall(html)
     ranks = [h["rank"] for h in api["hits"]]
     start = (int(params.get("page", 1)) - 1) * 20

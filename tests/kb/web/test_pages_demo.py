@@ -21,7 +21,7 @@ def test_demo_pages(client: Client) -> None:
     html = client.get("/en/").content.decode()
     assert "June 6, 2025" in html
     page = client.get("/en/2014-03-01/rules/602.2a/")
-    assert page.url == "/en/2014-02-01/rules/602.2a/"
+    assert page.url == "/en/2014-02-01/rules/602.2a/?on=2014-03-01"
     html = client.get(page.url).content.decode()
     assert "he or she is activating the ability" in html
     assert 'class="ref-missing"' not in html or "701" not in html
