@@ -151,10 +151,19 @@ def _states_of_602(date: dt.date) -> dict[str, FrenchText]:
 def test_no_french_keeps_the_page_as_it_was(french, client) -> None:
     html = client.get("/en/rules/100.1/").content.decode()
     assert "bilingual" not in html and "col-fr" not in html and "No French text" not in html
-    # A chapter with French shows a small marker on its rules without one (602.1a is new).
-    chapter = client.get("/en/rules/602/").content.decode()
-    fr_col, _, _, _ = _columns(chapter, "602.1a")
-    assert "No French text" in fr_col
+    # On the French page, a chapter with French shows a small marker on its rules without one
+    # (602.1a is new); on the English page only the entries that have French get a French
+    # column: the others read as they would without any (issue 35: 702.19 turned two-column,
+    # "No French text" beside every subrule, after one French subrule).
+    french_page = client.get("/fr/rules/602/").content.decode()
+    fr_col, _, _, _ = _columns(french_page, "602.1a")
+    assert "Pas de texte français" in fr_col
+    english = client.get("/en/rules/602/").content.decode()
+    assert "No French text" not in english
+    entry = english[english.index('id="602.1a"') :]
+    assert "col-fr" not in entry[: entry.find('<div class="entry ', 10)]
+    fr_col, en_col, _, _ = _columns(english, "602.2a")  # it has French: side by side
+    assert "Pas de texte français" not in fr_col and "col-en" in en_col
 
 
 def test_french_titles_of_chapters_and_sections(french, client) -> None:
