@@ -85,15 +85,25 @@ def decided_links(lineage_ids: set[int]) -> dict[int, list[str]]:
 
 
 DEMO_CARDS = Path(settings.BASE_DIR) / "fixtures" / "demo" / "cards" / "cards.jsonl"
-#: What the demo cards say they come from (their `data_source`): the seed documents.
+#: What the seed card says it comes from (its `data_source`): the seed documents.
 DEMO_SOURCE = "seed 001"
+
+
+def _shared_data_has_the_seed_card() -> bool:
+    """Whether a card of the seed card's name came from elsewhere than the seed."""
+    import json
+
+    first = DEMO_CARDS.read_text(encoding="utf-8").split("\n", 1)[0]
+    name = json.loads(first)["name"]
+    return Card.objects.filter(name_en=name).exclude(data_source=DEMO_SOURCE).exists()
 
 
 @register_site_data_loader
 def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: int) -> None:
-    """Cards and rulings for `make run`: the shared files, or where they are absent the demo
-    card (The Peregrine Dynamo, from the seed documents); then the vocabulary. A demo card
-    loaded earlier goes when the shared cards come, as the demo releases do."""
+    """Cards and rulings for `make run`: the shared files, and the card the seed documents
+    are about (The Peregrine Dynamo, with its dated rulings: the shared card data predates
+    its set) on top of them, as long as the shared data has no card of that name (then the
+    seed's copy goes); then the vocabulary."""
     from rulings.importing.cards import import_cards
     from rulings.linking import link_rulings, rules_changed_since_linking
     from rulings.vocabulary.mining import build_vocabulary
@@ -104,16 +114,17 @@ def load_cards(data_dir: Path | None, write: Callable[[str], None], verbosity: i
     if cards is not None and cards.is_file():
         rulings = cards.with_name("rulings.jsonl.gz")
         sources.append((str(cards), str(rulings) if rulings.is_file() else None))
-        demo = Card.objects.filter(data_source=DEMO_SOURCE)
-        if demo.exists():
-            write(f"Removing the demo cards loaded earlier ({demo.count()}) …")
-            demo.delete()
-            changed = True
-    else:
-        if data_dir is not None:
-            write(f"{cards} not found: only the demo card is loaded.")
-        sources.append((str(DEMO_CARDS), None))
+    elif data_dir is not None:
+        write(f"{cards} not found: only the seed documents' card is loaded.")
+    sources.append((str(DEMO_CARDS), None))
     for cards_file, rulings_file in sources:
+        if cards_file == str(DEMO_CARDS) and _shared_data_has_the_seed_card():
+            seeded = Card.objects.filter(data_source=DEMO_SOURCE)
+            if seeded.exists():
+                write("The shared data now has the seed documents' card: its seed copy goes.")
+                seeded.delete()
+                changed = True
+            continue
         write(f"Importing cards from {cards_file} …")
 
         def link(result):

@@ -126,6 +126,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 
 KB_DATA_DIR = Path(os.environ.get("KB_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
+# The seed documents (../shared/seeds): `make run` loads the official material they hold (the
+# French rule 602 of 2010, The Peregrine Dynamo's rulings) on top of the real data.
+KB_SEEDS_DIR = Path(os.environ.get("KB_SEEDS_DIR", BASE_DIR.parent / "shared" / "seeds"))
 KB_INDEX_DIR = Path(os.environ.get("KB_INDEX_DIR", VAR_DIR / "index"))
 # Where `manage.py export_data` writes the bulk export and the downloads page serves it from.
 KB_EXPORT_DIR = Path(os.environ.get("KB_EXPORT_DIR", VAR_DIR / "exports"))

@@ -12,39 +12,27 @@ import os
 
 import pytest
 
+from kb.french import seeds
 from tests.conftest import SEEDS
 
-SEED = SEEDS / "003_3215fd40f54ce459.txt"
+SEED = SEEDS / seeds.SEED_602
 NO_SEED = f"the seed document is not at {SEED}: these tests read its French rule 602"
 requires_seed = pytest.mark.skipif(not SEED.is_file(), reason=NO_SEED)
-
-FRENCH_START = "La traduction française des règles a dit :"
-ENGLISH_START = "La version originale officielle des règles a dit :"
-HEADER = [
-    "Magic : l'Assemblée",
-    "Règles complètes",
-    "",
-    "Ces règles entrent en vigueur au 23 avril 2010.",
-    "",
-    "Introduction",
-    "",
-    "Ce document est un extrait des règles complètes : il ne contient que la règle 602.",
-    "",
-]
 
 
 def seed_602() -> list[str]:
     """The seed's French 602 lines, exactly as they are."""
     if not SEED.is_file():
         pytest.skip(NO_SEED)
-    lines = SEED.read_text(encoding="utf-8").split("\n")
-    return lines[lines.index(FRENCH_START) + 1 : lines.index(ENGLISH_START)]
+    return seeds.seed_602_lines(SEED)
 
 
 def french_document(*, date_line: bool = True) -> str:
-    """The test document: the header (with or without its date line), then the seed's 602."""
-    header = HEADER if date_line else [line for line in HEADER if "vigueur" not in line]
-    return "\n".join([*header, *seed_602()]) + "\n"
+    """The test document: the header (with or without its date line), then the seed's 602
+    (what `make run` loads too: kb.french.seeds)."""
+    if not SEED.is_file():
+        pytest.skip(NO_SEED)
+    return seeds.french_602_document(SEED, date_line=date_line)
 
 
 def _wrap(paragraph: str, width: int) -> list[str]:

@@ -92,6 +92,7 @@ class Command(BaseCommand):
                         importer.remove(date)
                 self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
                 self._import(rules, opts["verbosity"])
+                self._load_seed_french()
             self._load_others(Path(opts["data_dir"]), opts["verbosity"])
             return
         self.stdout.write(
@@ -101,7 +102,32 @@ class Command(BaseCommand):
             )
         )
         self._import(DEMO_DIR / "cr" / "en", opts["verbosity"])
+        self._load_seed_french()
         self._load_others(None, opts["verbosity"])
+
+    def _load_seed_french(self) -> None:
+        """The official French rule 602 of 2010 from the seed documents, on top of whatever
+        archive was loaded (kb.french.seeds)."""
+        from kb.archive.french_import import FrenchImportRefused, describe
+        from kb.crtext import CRFormatError
+        from kb.french.seeds import TRANSLATES, load_seed_french
+
+        if not Release.objects.filter(effective_date=TRANSLATES).exists():
+            self.stdout.write(
+                f"The seed's French 602 translates the release of {TRANSLATES.isoformat()}, "
+                "which is not loaded: not imported."
+            )
+            return
+        try:
+            result = load_seed_french(Path(settings.KB_SEEDS_DIR))
+        except (CRFormatError, FrenchImportRefused) as exc:
+            self.stdout.write(self.style.WARNING(f"The seed's French 602 was refused: {exc}"))
+            return
+        if result is None:
+            self.stdout.write(f"No seed documents at {settings.KB_SEEDS_DIR}: no French text.")
+            return
+        for line in describe(result)[:1]:
+            self.stdout.write(f"Seed French 602: {line}")
 
     def _load_others(self, data_dir: Path | None, verbosity: int) -> None:
         for loader in hooks.site_data_loaders():

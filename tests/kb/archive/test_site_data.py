@@ -79,32 +79,73 @@ def test_switching_from_the_demo_to_real_rules_relinks_the_rulings(tmp_path: Pat
 
 @requires_shared
 @pytest.mark.slow
-def test_the_demo_card_only_where_the_shared_cards_are_absent(tmp_path: Path) -> None:
-    """The shared cards replace the demo card loaded earlier, and `make run` counts the
-    vocabulary's worklists instead of listing them (issue 16: its first run's output)."""
+def test_the_seed_card_stays_on_top_of_the_shared_cards_until_they_have_it(
+    tmp_path: Path,
+) -> None:
+    """The card the seed documents are about (The Peregrine Dynamo: the shared card data
+    predates its set) is loaded on top of the shared cards, with its dated rulings, linked;
+    once the shared cards have a card of that name, the seed's copy goes. `make run` counts
+    the vocabulary's worklists instead of listing them (issue 16: its first run's output)."""
     import gzip
+    import json
 
-    from rulings.models import Card
+    from rulings.models import Card, Ruling
 
     data = tmp_path / "data"
     (data / "cr" / "en").mkdir(parents=True)
     for name in ("2026-08-07.txt", "versions.csv"):
         shutil.copy(CR_EN / name, data / "cr" / "en" / name)
-    run("load_site_data", "--data-dir", str(tmp_path / "nothing"))
-    assert Card.objects.filter(name_en="The Peregrine Dynamo").exists()
     (data / "cards").mkdir()
     with gzip.open(CR_EN.parent.parent / "cards" / "cards.jsonl.gz", "rt") as real:
         lines = [next(real) for _ in range(3)]
     with gzip.open(data / "cards" / "cards.jsonl.gz", "wt") as sample:
         sample.writelines(lines)
     out = run("load_site_data", "--data-dir", str(data))
-    assert "Removing the demo cards loaded earlier (1)" in out
-    assert Card.objects.count() == 3
-    assert not Card.objects.filter(name_en="The Peregrine Dynamo").exists()
+    assert Card.objects.count() == 4
+    dynamo = Ruling.objects.filter(
+        card__name_en="The Peregrine Dynamo", card__data_source="seed 001"
+    )
+    assert dynamo.filter(links__current_number="602").exists()
     assert "(manage.py build_vocabulary lists them)" in out
     assert "no French term from the cards:" not in out
     again = run("load_site_data", "--data-dir", str(data))
-    assert "Removing" not in again and "demo card" not in again and Card.objects.count() == 3
+    assert "Removing" not in again and Card.objects.count() == 4
+    # The shared cards come to hold the card: the seed's copy goes, nothing is doubled.
+    record = json.loads(lines[0])
+    record["name"] = "The Peregrine Dynamo"
+    with gzip.open(data / "cards" / "cards.jsonl.gz", "wt") as sample:
+        sample.writelines([json.dumps(record) + "\n", *lines[1:]])
+    run("load_site_data", "--data-dir", str(data))
+    assert Card.objects.filter(name_en="The Peregrine Dynamo").count() == 1
+    assert not Card.objects.filter(data_source="seed 001").exists()
+
+
+@requires_shared
+@pytest.mark.slow
+def test_the_seed_s_official_french_602_is_loaded_on_top_of_the_real_archive(
+    tmp_path: Path, client
+) -> None:
+    """The only official French rules text we have (seed 003: rule 602 as of 2010-04-23) is
+    imported by the French import like any official document, with its provenance; the rule
+    602 pages in French show it side by side, and today's says it is stale."""
+    from kb.models import ImportRecord
+
+    data = tmp_path / "data"
+    (data / "cr" / "en").mkdir(parents=True)
+    for name in ("2010-04-23.txt", "2026-08-07.txt", "versions.csv"):
+        shutil.copy(CR_EN / name, data / "cr" / "en" / name)
+    out = run("load_site_data", "--data-dir", str(data))
+    assert "Seed French 602: French translating 2010-04-23: created" in out
+    (record,) = ImportRecord.objects.filter(lang="fr")
+    assert record.source == "seed 003_3215fd40f54ce459.txt (rule 602 in French)"
+    then = client.get("/fr/2010-04-23/rules/602.2a/").content.decode()
+    assert "bilingual" in then and "Aucun texte officiel français" not in then
+    assert "active la capacité" in then
+    today = client.get("/fr/rules/602.2a/").content.decode()
+    assert "fr-stale" in today
+    again = run("load_site_data", "--data-dir", str(data))
+    assert "French translating 2010-04-23: unchanged" in again
+    assert ImportRecord.objects.filter(lang="fr", action="created").count() == 1
 
 
 def test_a_first_load_can_leave_the_index_to_the_worker_while_the_site_answers(
