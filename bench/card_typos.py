@@ -58,7 +58,7 @@ def _typo(name: str, kind: str, rng: random.Random) -> str | None:
     if kind == "cut":
         if len(words) < 2 or len(words[-1]) < 3:
             return None
-        return " ".join(words[:-1] + [words[-1][: rng.randint(1, 3)]]).lower()
+        return " ".join([*words[:-1], words[-1][: rng.randint(1, 3)]]).lower()
     plain = re.sub(r"[^\w\s]", "", name).lower()
     if plain == name.lower() or len(plain) < 8:
         return None
