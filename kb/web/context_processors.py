@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.http import HttpRequest
 from django.urls import translate_url
@@ -15,13 +17,16 @@ def site(request: HttpRequest) -> dict[str, object]:
     path = request.path
     current = get_language() or settings.LANGUAGE_CODE
     alternates = []
+    # The date a reader asked for (kb.web.views.ASKED_ON) follows them to the other language.
+    asked = request.GET.get("on", "")
+    keep = f"?{urlencode({'on': asked})}" if asked else ""
     for code, name in settings.LANGUAGES:
         url = translate_url(path, code)
         alternates.append(
             {
                 "code": code,
                 "name": name,
-                "url": url,
+                "url": url + keep,
                 "absolute": request.build_absolute_uri(url),
                 "active": code == current,
             }

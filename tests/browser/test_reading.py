@@ -49,17 +49,19 @@ def test_read_602_2a_follow_a_reference_and_open_an_old_release(page, server_url
     shot(page, "3-701.20a")
 
     page.goto(server_url + "/en/2016-05-20/rules/602.2a/")
-    expect(page).to_have_url(server_url + "/en/2016-04-08/rules/602.2a/")
-    expect(page.locator(".release-banner")).to_contain_text("April 8, 2016")
+    expect(page).to_have_url(server_url + "/en/2016-04-08/rules/602.2a/?on=2016-05-20")
+    expect(page.locator(".release-banner")).to_contain_text(
+        "Rules in force on May 20, 2016: the April 8, 2016 release."
+    )
     expect(page.locator(".entry").first).to_contain_text(
         "The player announces that he or she is activating the ability."
     )
     shot(page, "4-602.2a-2016")
 
     page.get_by_role("link", name="FR", exact=True).click()
-    expect(page).to_have_url(server_url + "/fr/2016-04-08/rules/602.2a/")
+    expect(page).to_have_url(server_url + "/fr/2016-04-08/rules/602.2a/?on=2016-05-20")
     expect(page.get_by_role("heading", level=1)).to_have_text("Règle 602.2a")
-    expect(page.locator(".release-banner")).to_contain_text("8 avril 2016")
+    expect(page.locator(".release-banner")).to_contain_text("Règles en vigueur le 20 mai 2016")
     expect(page.locator(".notice")).to_contain_text("Aucun texte officiel français")
     expect(page.get_by_role("link", name="Glossaire")).to_be_visible()
     shot(page, "5-602.2a-fr")

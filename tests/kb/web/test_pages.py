@@ -43,6 +43,7 @@ def test_any_date_redirects_to_the_release_in_force(client: Client) -> None:
 def test_a_page_asked_for_a_date_says_which_release_stands_for_it(client: Client) -> None:
     html = client.get("/en/2012-03-01/rules/602.2a/", follow=True).content.decode()
     assert "Rules in force on March 1, 2012: the February 1, 2012 release." in html
+    assert 'href="/fr/2012-02-01/rules/602.2a/?on=2012-03-01"' in html  # it follows to /fr/
     fr = client.get("/fr/2012-03-01/rules/602.2a/", follow=True).content.decode()
     assert "Règles en vigueur le 1 mars 2012\u00a0: la version du 1 février 2012." in fr
     for url in ("/en/2012-03-01/glossary/", "/en/2012-03-01/rules/"):
