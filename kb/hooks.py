@@ -62,6 +62,24 @@ def site_data_loaders() -> list[SiteDataLoader]:
     return list(_site_data_loaders)
 
 
+#: Names other apps know how to find despite typos (the rulings app: cards, by rulings.names):
+#: (what was typed, how many) -> suggestions (search.backend.Suggestion), best first, each
+#: with how sure the finder is (0-100: 100 for a name typed whole or begun, less for a close
+#: spelling). The site search's autocomplete and its corrections use them.
+NameFinder = Callable[[str, int], list[tuple[Any, float]]]
+_name_finders: list[NameFinder] = []
+
+
+def register_name_finder(finder: NameFinder) -> NameFinder:
+    if finder not in _name_finders:
+        _name_finders.append(finder)
+    return finder
+
+
+def name_finders() -> list[NameFinder]:
+    return list(_name_finders)
+
+
 #: What other apps keep on rule lineages that a maintainer decided (the rulings app: confirmed
 #: and rejected links), described for the publish preview: lineage id -> descriptions.
 DecisionReader = Callable[[set[int]], dict[int, list[str]]]

@@ -17,6 +17,7 @@ from kb.hooks import (
     RulePage,
     register_export_part,
     register_maintainer_decisions,
+    register_name_finder,
     register_page_stamp,
     register_rule_panel,
     register_site_data_loader,
@@ -27,6 +28,7 @@ from rulings.models import Card, LinkKind, Ruling, RulingLink
 from rulings.rendering import rulings_html
 from rulings.ruling_context import ruling_views
 from rulings.selectors import link_counts, rulings_above, rulings_on
+from search.backend import Suggestion
 
 PER_PAGE = 20
 
@@ -96,6 +98,26 @@ def _shared_data_has_the_seed_card() -> bool:
     first = DEMO_CARDS.read_text(encoding="utf-8").split("\n", 1)[0]
     name = json.loads(first)["name"]
     return Card.objects.filter(name_en=name).exclude(data_source=DEMO_SOURCE).exists()
+
+
+@register_name_finder
+def cards_named(text: str, limit: int) -> list[tuple[Suggestion, float]]:
+    """Cards by name for the site search (its autocomplete, its "did you mean"), found as
+    the Cards page finds them: typos, missing apostrophes, the better known card first.
+    Sureness: 100 for the whole name as typed, the spelling's closeness for a close one, 0
+    for a name only begun (an autocomplete's, never a correction's)."""
+    from rulings.names import search_cards
+
+    matches = search_cards(text, limit=limit)
+    slugs = dict(Card.objects.filter(id__in=[m.card_id for m in matches]).values_list("id", "slug"))
+    return [
+        (
+            Suggestion(kind="card", title=m.name, ref=slugs[m.card_id], lang=m.lang),
+            100.0 if m.how == "exact" else m.closeness if m.how == "close" else 0.0,
+        )
+        for m in matches
+        if m.card_id in slugs
+    ]
 
 
 @register_site_data_loader

@@ -25,6 +25,9 @@ FUZZY_CUTOFF = 72
 #: Points a unit of how well known a card is (log of printings, half log of rulings) is
 #: worth: Lightning Bolt (30 printings, 8 rulings) gets about 5 more than Lightning Blow.
 KNOWN_WEIGHT = 1.5
+#: What matching a face's name rather than the card's costs: more than being well known
+#: can give back.
+FACE_PENALTY = 10.0
 #: Names read for a prefix before ranking (in name order): enough that a well-known card
 #: is among them whatever lesser names sort first.
 PREFIX_CANDIDATES = 100
@@ -44,6 +47,10 @@ class Match:
     name: str  # the name that matched (English, French or a face)
     lang: str  # en or fr
     score: float
+    #: How it matched: "exact" (the whole name), "prefix", "word" (a later word's start) or
+    #: "close" (a close spelling of the whole name; `closeness` its ratio, 0-100).
+    how: str = "exact"
+    closeness: float = 100.0
 
 
 class NameIndex:
@@ -64,9 +71,10 @@ class NameIndex:
                 entries.append((cid, name, lang, part))
 
         rulings = dict(
-            Ruling.objects.order_by().values("card_id").annotate(n=Count("id")).values_list(
-                "card_id", "n"
-            )
+            Ruling.objects.order_by()
+            .values("card_id")
+            .annotate(n=Count("id"))
+            .values_list("card_id", "n")
         )
         #: How well known each card is: printed often, ruled on often (issue 35: "lightning
         #: b" means Lightning Bolt, printed 30 times, before Lightning Blow, printed twice).
@@ -108,39 +116,44 @@ class NameIndex:
             return []
         found: dict[int, Match] = {}
 
-        def add(i: int, score: float) -> None:
+        def add(i: int, score: float, how: str, closeness: float = 100.0) -> None:
             cid, name, lang, part = self.entries[i]
             # A card named exactly so ranks above a card with a face so named ("Lightning
-            # Bolt" above "Emeritus of Conflict // Lightning Bolt").
-            score -= 0.5 if part else 0
+            # Bolt" above "Emeritus of Conflict // Lightning Bolt"), however well known.
+            score -= FACE_PENALTY if part else 0
             # Among names that match as well, the better known card first: a few points,
             # worth a few letters of length.
             score += KNOWN_WEIGHT * self.known.get(cid, 0.0)
             if cid not in found or found[cid].score < score:
-                found[cid] = Match(cid, name, lang, score)
+                found[cid] = Match(cid, name, lang, score, how, closeness)
 
         for i in _prefixed(self.names, q, max(limit * 4, PREFIX_CANDIDATES)):
-            add(i, 400 if self.names[i] == q else 300 - min(len(self.names[i]) - len(q), 99))
+            exact = self.names[i] == q
+            score = 400 if exact else 300 - min(len(self.names[i]) - len(q), 99)
+            add(i, score, "exact" if exact else "prefix")
         if len(found) < limit:
             for j in _prefixed(self.word_keys, q, max(limit * 4, PREFIX_CANDIDATES)):
                 i = self.word_index[j]
-                add(i, 200 - min(len(self.names[i]) - len(q), 99))
+                add(i, 200 - min(len(self.names[i]) - len(q), 99), "word")
         if len(found) < limit and len(q) >= 4:
-            # Typos and spacing: the whole name, spaces kept and dropped ("thought seize").
+            # Typos and spacing: the whole name, spaces kept and dropped ("thought seize");
+            # more than asked for, as equally close names are then ranked by how well known
+            # their cards are ("lightnig blot": Lightning Bolt before Lightning Blow).
+            fuzzy = max(limit * 4, PREFIX_CANDIDATES // 5)
             for scores in (
                 process.extract(
-                    q, self.names, scorer=fuzz.QRatio, limit=limit, score_cutoff=FUZZY_CUTOFF
+                    q, self.names, scorer=fuzz.QRatio, limit=fuzzy, score_cutoff=FUZZY_CUTOFF
                 ),
                 process.extract(
                     q.replace(" ", ""),
                     self.compact,
                     scorer=fuzz.QRatio,
-                    limit=limit,
+                    limit=fuzzy,
                     score_cutoff=FUZZY_CUTOFF,
                 ),
             ):
                 for _, score, i in scores:
-                    add(i, score)
+                    add(i, score, "close", score)
         return sorted(found.values(), key=lambda m: (-m.score, m.name))[:limit]
 
 

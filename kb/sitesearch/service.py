@@ -19,7 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from config import languages
-from kb import selectors
+from kb import hooks, selectors
 from kb.crtext.numbers import is_number
 from kb.french import glosses
 from kb.models import Release
@@ -165,6 +165,14 @@ def search(
             _number_first(out, backend, request)
         elif pending is not None:
             _by_meaning(out, backend, request, pending)
+        elif (
+            request.page == 1
+            and out.is_current
+            and not term
+            and not parsed.excluded
+            and len(parsed.text.split()) <= NAME_MAX_WORDS
+        ):
+            _name_first(out, backend, request, parsed.text)
         if not out.results.total:
             out.suggestions = backend.suggest(parsed.text, limit=8, release=date)
     except SearchUnavailable as exc:
@@ -221,7 +229,9 @@ def _warm_up() -> None:
 
 
 def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
-    """Autocomplete: titles starting with what was typed, with their links (current)."""
+    """Autocomplete: titles starting with what was typed, with their links (current); the
+    cards as the Cards page finds them (typos, apostrophes left out, the better known card
+    first: kb.hooks.name_finders), where the index's own card titles were."""
     current = selectors.Releases.load().current
     try:
         found = get_backend().suggest(
@@ -230,12 +240,66 @@ def suggest(text: str, *, limit: int = 10) -> list[tuple[Suggestion, str]]:
     except SearchUnavailable:
         page_cache.do_not_store()
         return []
+    named = [s for finder in hooks.name_finders() for s, _sure in finder(text[:100], limit)]
+    if named:
+        others = [s for s in found if s.kind != "card"]
+        cards_first = not others or (bool(found) and found[0].kind == "card")
+        found = (named + others if cards_first else others + named)[:limit]
     out = []
     for s in found:
         hit = _link_only(s.kind, s.ref, s.number, {s.lang: s.title})
         doc_type = document_type(s.kind)
         out.append((s, doc_type.url(hit, None) if doc_type else ""))
     return out
+
+
+def _card_hit(backend, request: SearchRequest, name: Suggestion) -> Hit | None:
+    """The index's hit for a card the name finder found (searched by its name as a phrase,
+    among cards: card documents are not looked up by their ref)."""
+    probe = SearchRequest(
+        groups=(Group((Phrase(name.title),)),),
+        kinds=("card",),
+        release=request.release,
+        per_page=10,
+    )
+    return next((h for h in backend.search(probe).hits if h.ref == name.ref), None)
+
+
+#: How sure a name finder must be that the query is a name misspelt (or typed whole) for the
+#: search to put that card first and say "did you mean": a close spelling of the whole name.
+NAME_SURE = 85.0
+#: Longer queries are sentences, not names.
+NAME_MAX_WORDS = 6
+
+
+def _name_first(out: SearchPage, backend, request: SearchRequest, typed: str) -> None:
+    """A query that is a card's name misspelt ("lightnig blot") has that card first and is
+    corrected ("Did you mean Lightning Bolt?"): the words alone found other cards that share
+    one of them (Blot Out)."""
+    if request.kinds and "card" not in request.kinds:
+        return
+    hits = out.results.hits
+    if hits and any(plain(t) == plain(typed) for t in hits[0].titles.values() if t):
+        return  # the words found what they name ("first strike", "règle des légendes")
+    for finder in hooks.name_finders():
+        best = finder(typed, 1)
+        # A name typed whole is the words' to find (a card named "Flash" must not push the
+        # keyword aside); a close spelling of one is what the words cannot find.
+        if not best or not NAME_SURE <= best[0][1] < 100:
+            continue
+        name = best[0][0]
+        hits = out.results.hits
+        if hits and hits[0].kind == "card" and hits[0].ref == name.ref:
+            return
+        hit = _card_hit(backend, request, name)
+        if hit is None:
+            return
+        rest = [h for h in hits if not (h.kind == "card" and h.ref == name.ref)]
+        out.results.hits = [hit, *rest][: max(len(hits), 1)]
+        out.results.total = max(out.results.total, len(out.results.hits))
+        if plain(name.title) != plain(typed):
+            out.correction, out.corrected = name.title, False
+        return
 
 
 # -- the steps ---------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.card_names import top5_accuracy
+from bench.card_names import first_accuracy, top5_accuracy
 from rulings.models import Card
 from rulings.names import normalize, search_cards
 
@@ -46,3 +46,20 @@ def test_prefix_matches_come_first(cards) -> None:
     assert len(results) == 20
     assert all(normalize(m.name).startswith("lightning") for m in results[:10])
     assert search_cards("") == [] and search_cards("\x00\x01") == []
+
+
+def test_well_known_cards_come_first_among_names_that_match_alike(cards) -> None:
+    """Issue 35: "lightning b" meant Lightning Bolt (printed 30 times), not Lightning Blow;
+    "teferis prot" Teferi's Protection, not Teferi's Moat."""
+    assert search_cards("lightning b", limit=3)[0].name == "Lightning Bolt"
+    assert search_cards("lightnig blot", limit=3)[0].name == "Lightning Bolt"
+    assert search_cards("teferis prot", limit=3)[0].name == "Teferi's Protection"
+    assert search_cards("urzas b", limit=3)[0].name == "Urza's Bauble"
+
+
+def test_misspelt_and_partial_names_find_the_intended_card_first(cards) -> None:
+    """The sampled set (bench/card_typos.py): the intended card first for 95 % or more."""
+    folder = Path(__file__).parent
+    for part in ("dev", "test"):
+        accuracy, misses = first_accuracy(folder / f"card_typos_{part}.jsonl")
+        assert accuracy >= 0.95, (part, misses)

@@ -267,3 +267,25 @@ def test_a_term_asked_for_with_another_ending_finds_its_entry(search_index) -> N
         ("rule", "701.8"),
         ("glossary", "destroy"),
     ]
+
+
+def test_a_misspelt_card_name_finds_the_card_and_is_corrected(search_index) -> None:
+    """Issue 35: "lightnig blot" gave Blot Out ("Did you mean lightning blot?"); the cards
+    are found as the Cards page finds them (rulings.names, through kb.hooks.name_finders)."""
+    for typed in ("lightnig blot", "lightning blot"):
+        page = search(typed, per_page=10)
+        assert page.results.hits[0].ref == "lightning-bolt", typed
+        assert page.correction == "Lightning Bolt", typed
+    # A rules term the words find whole stays first, whatever card reads like it.
+    assert search("first strike", per_page=10).results.hits[0].kind == "rule"
+    assert search("flash", per_page=10).results.hits[0].number == "702.8"
+
+
+def test_the_header_suggestions_are_the_cards_page_s(search_index) -> None:
+    from kb.sitesearch.service import suggest
+
+    assert suggest("lightning b")[0][0].title == "Lightning Bolt"
+    first, url = suggest("teferis prot")[0]
+    assert first.title == "Teferi's Protection" and url == "/en/cards/teferis-protection/"
+    # Rules first where the index put a rule first ("tramp": Trample).
+    assert suggest("tramp")[0][0].kind == "rule"
