@@ -93,8 +93,11 @@ class Glossary:
 
     def _gloss_text(self, text: str, done: set[str], before: str) -> str:
         assert self.pattern is not None
+        titles = _quoted_titles(text, before)
 
         def replace(m: re.Match[str]) -> str:
+            if any(start <= m.start() < end for start, end in titles):
+                return m.group(0)
             term = self._term(m, text, done, before)
             return m.group(0) + _span(term) if term else m.group(0)
 
@@ -120,6 +123,21 @@ class Glossary:
             return None
         done.add(term.fr.casefold())
         return term
+
+
+#: A title quoted after the number it names: "See rule 113, “Abilities.”", "section 6,
+#: “Spells, Abilities, and Effects”". A heading, never glossed.
+_QUOTE = re.compile(r"“[^”]*”")
+_TITLE_AFTER = re.compile(r"\b(?:rules?|sections?)\s+[0-9][0-9.a-z–-]*,\s*$", re.I)
+
+
+def _quoted_titles(text: str, before: str) -> list[tuple[int, int]]:
+    """Where `text` quotes the title of a rule or section it (or the text before it) cites."""
+    out = []
+    for m in _QUOTE.finditer(text):
+        if _TITLE_AFTER.search((before + text[: m.start()])[-60:]):
+            out.append((m.start(), m.end()))
+    return out
 
 
 def _track(tag: str, skipping: list[str]) -> None:
@@ -170,13 +188,12 @@ def _plural(word: str) -> str:
 
 
 def _forms(en: str) -> list[str]:
-    """The English term and the inflections rule text uses ("abilities", "exiled",
-    "sacrifices")."""
+    """The English term and its plural (or third person: "abilities", "sacrifices"). Not
+    its participle: "activated", "created", "revealed" describe, they do not name the action
+    ("An activated (activer) or triggered ability" was wrong); a participle the vocabulary
+    lists as a term of its own ("tapped") is glossed as that term."""
     base = " ".join(en.casefold().split())
-    forms = [base, _plural(base)]
-    if " " not in base and base.isalpha():
-        forms.append(base + "d" if base.endswith("e") else base + "ed")
-    return forms
+    return [base, _plural(base)]
 
 
 def build(terms: Iterable[tuple[str, str, str, bool]]) -> Glossary:

@@ -75,6 +75,29 @@ def test_a_determiner_makes_a_shared_name_the_zone_and_same_words_are_not_glosse
     assert _glosses(str(g.gloss("Put a counter on it."))) == []  # "Counter (marker)" skipped
 
 
+def test_a_participle_is_not_its_verb_and_a_quoted_title_is_not_glossed() -> None:
+    """Issue 35: "An activated (activer) or triggered ability", "is revealed (révéler)" and
+    "Spells (sort), Abilities, and Effects" inside a cited section's title were wrong."""
+    g = build(
+        [
+            ("Activate", "activer", "keyword action", True),
+            ("Reveal", "révéler", "keyword action", True),
+            ("Spell", "sort", "glossary", True),
+            ("Tapped", "engagé", "glossary", True),
+        ]
+    )
+    html = str(g.gloss("An activated or triggered ability; the card is revealed. Activate it."))
+    assert _glosses(html) == ["activer"] and "Activate<span" in html
+    cited = str(
+        g.gloss(
+            'The ability is not a spell. (See <a href="/fr/rules/6/">section 6</a>, '
+            "“Spells, Abilities, and Effects.”) Spells and tapped permanents."
+        )
+    )
+    assert "“Spells, Abilities, and Effects.”" in cited  # the title as printed
+    assert _glosses(cited) == ["sort", "engagé"]  # the spell outside it; a term of its own
+
+
 def test_glosses_are_escaped_and_marked_for_screen_readers() -> None:
     g = build([("Stack", "pile <b>", "zone", True), ("Trample", "Piétinement", "keyword", False)])
     with translation.override("en"):
