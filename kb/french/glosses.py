@@ -30,6 +30,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from kb.models import VocabularyTerm
+from kb.models.rules import is_heading
 
 #: Kinds in the order that names an English word when two kinds share it ("Exile": the action
 #: unless a determiner or preposition makes it the zone, see `_pick`).
@@ -101,7 +102,9 @@ class Glossary:
             term = self._term(m, text, done, before)
             return m.group(0) + _span(term) if term else m.group(0)
 
-        return self.pattern.sub(replace, text)
+        # A possessive's ending stays on its word: "owner’s (propriétaire)", not
+        # "owner (propriétaire)’s".
+        return _POSSESSIVE.sub(r"\2\1", self.pattern.sub(replace, text))
 
     def _after_link(self, text: str, done: set[str], before: str) -> str:
         """The gloss of a link whose whole text is a term ("attacking creature"), to follow
@@ -125,6 +128,8 @@ class Glossary:
         return term
 
 
+#: A gloss followed by a possessive ending (moved after it).
+_POSSESSIVE = re.compile(r"""(<span class="gloss"[^>]*>[^<]*</span>)(['’]s\b)""")
 #: A title quoted after the number it names: "See rule 113, “Abilities.”", "section 6,
 #: “Spells, Abilities, and Effects”". A heading, never glossed.
 _QUOTE = re.compile(r"“[^”]*”")
@@ -205,7 +210,10 @@ def build(terms: Iterable[tuple[str, str, str, bool]]) -> Glossary:
         if not en or not fr or "(" in en or not re.search(r"\w", en):
             continue
         gloss = Gloss(en, fr, kind, verified)
-        for form in _forms(en):
+        # A zone is named with or without its noun ("the command zone", "exile"): the gloss
+        # follows the whole name, not its first word.
+        extra = [f"{en.casefold()} zone"] if kind == "zone" else []
+        for form in [*_forms(en), *extra]:
             forms_of.setdefault(form, en)
             by_en.setdefault(form, []).append(gloss)
     order = {k: i for i, k in enumerate(_KIND_ORDER)}
@@ -288,6 +296,8 @@ def gloss_entries(entries: Iterable[object]) -> bool:
         if getattr(e, "kind", "") in ("section", "chapter"):
             continue  # titles: French titles name them (french_title)
         html = getattr(e, "html", "")
+        if is_heading(getattr(e, "kind", ""), re.sub(r"<[^>]+>", "", str(html))):
+            continue  # a rule that only names its keyword: its FR badge names it in French
         french = getattr(e, "french", None)
         if french is not None and str(html).strip().casefold() == french.en.casefold():
             continue  # a keyword rule's title: its "FR" badge already names it

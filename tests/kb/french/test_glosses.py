@@ -98,6 +98,18 @@ def test_a_participle_is_not_its_verb_and_a_quoted_title_is_not_glossed() -> Non
     assert _glosses(cited) == ["sort", "engagé"]  # the spell outside it; a term of its own
 
 
+def test_a_zone_is_glossed_after_its_name_and_a_possessive_keeps_its_ending() -> None:
+    g = build(
+        [
+            ("Command", "zone de commandement", "zone", True),
+            ("Owner", "propriétaire", "glossary", True),
+        ]
+    )
+    html = str(g.gloss("Put it into the command zone. It goes to its owner’s graveyard."))
+    assert "command zone<span" in html and "owner’s<span" in html
+    assert _glosses(html) == ["zone de commandement", "propriétaire"]
+
+
 def test_glosses_are_escaped_and_marked_for_screen_readers() -> None:
     g = build([("Stack", "pile <b>", "zone", True), ("Trample", "Piétinement", "keyword", False)])
     with translation.override("en"):
