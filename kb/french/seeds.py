@@ -5,14 +5,13 @@ inside seed `003_3215fd40f54ce459.txt` (a page that quotes the French translatio
 English original). `make run` loads it through the same French import as any official
 document, attached to the release it translates, its provenance the seed's file name; a
 second run finds it unchanged, and maintainers' French texts are kept as for any import.
+This module builds the document; `load_site_data` imports it (kb.archive.french_import).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-
-from kb.archive.french_import import FrenchImportResult, import_french_file
 
 SEED_602 = "003_3215fd40f54ce459.txt"
 #: Where the seed's French 602 starts and ends (the English original follows it).
@@ -45,15 +44,3 @@ def french_602_document(seed: Path, *, date_line: bool = True) -> str:
     """The seed's French 602 as a French CR document (the header above, then its lines)."""
     header = [line for line in HEADER if date_line or "vigueur" not in line]
     return "\n".join([*header, *seed_602_lines(seed)]) + "\n"
-
-
-def load_seed_french(seeds: Path) -> FrenchImportResult | None:
-    """Import the seed's French 602 (None where the seed is absent)."""
-    seed = seeds / SEED_602
-    if not seed.is_file():
-        return None
-    return import_french_file(
-        name=f"seed {SEED_602} (rule 602 in French)",
-        data=french_602_document(seed).encode("utf-8"),
-        translates=TRANSLATES,
-    )

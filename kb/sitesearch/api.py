@@ -77,8 +77,8 @@ class SearchOut(Schema):
     correction: str
     corrected: bool
     notices: list[str]
-    #: True while the search index is being built (a first start): the answer is then a 503
-    #: with a Retry-After header, and no hits (try again).
+    #: True when the search index cannot be read; while a first one is being built the answer
+    #: is a 503 with a Retry-After header, and no hits (try again).
     unavailable: bool
     hits: list[HitOut]
 
@@ -165,7 +165,7 @@ def search(
             for h in presenting.in_order(groups)
         ],
     )
-    if found.unavailable:
+    if found.building:
         response["Retry-After"] = str(UNAVAILABLE_RETRY)
         return 503, out
     return out

@@ -56,6 +56,7 @@ class SearchPage:
     notices: list[str] = field(default_factory=list)
     via: dict[str, str] = field(default_factory=dict)  # French term -> English term used
     unavailable: bool = False
+    building: bool = False  # unavailable because a first index is being built
     kinds: list[str] = field(default_factory=list)
     lang: str | None = None
     #: All of them, oldest first (the release filter lists them).
@@ -180,6 +181,7 @@ def search(
         # an operator's problem.
         (log.info if exc.building else log.warning)("search unavailable: %s", exc)
         out.unavailable = True
+        out.building = exc.building
         page_cache.do_not_store()  # the index will come: this answer must not stay
     _decorate(out.results.hits, out)
     return out
@@ -276,8 +278,8 @@ def _name_first(out: SearchPage, backend, request: SearchRequest, typed: str) ->
     """A query that is a card's name misspelt ("lightnig blot") has that card first and is
     corrected ("Did you mean Lightning Bolt?"): the words alone found other cards that share
     one of them (Blot Out)."""
-    if request.kinds and "card" not in request.kinds:
-        return
+    if (request.kinds and "card" not in request.kinds) or out.via:
+        return  # out.via: the words were read as a rules term ("engager": tap)
     hits = out.results.hits
     if hits and any(plain(t) == plain(typed) for t in hits[0].titles.values() if t):
         return  # the words found what they name ("first strike", "règle des légendes")

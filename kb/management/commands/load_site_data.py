@@ -108,9 +108,9 @@ class Command(BaseCommand):
     def _load_seed_french(self) -> None:
         """The official French rule 602 of 2010 from the seed documents, on top of whatever
         archive was loaded (kb.french.seeds)."""
-        from kb.archive.french_import import FrenchImportRefused, describe
+        from kb.archive.french_import import FrenchImportRefused, describe, import_french_file
         from kb.crtext import CRFormatError
-        from kb.french.seeds import TRANSLATES, load_seed_french
+        from kb.french.seeds import SEED_602, TRANSLATES, french_602_document
 
         if not Release.objects.filter(effective_date=TRANSLATES).exists():
             self.stdout.write(
@@ -118,13 +118,18 @@ class Command(BaseCommand):
                 "which is not loaded: not imported."
             )
             return
+        seed = Path(settings.KB_SEEDS_DIR) / SEED_602
+        if not seed.is_file():
+            self.stdout.write(f"No seed documents at {settings.KB_SEEDS_DIR}: no French text.")
+            return
         try:
-            result = load_seed_french(Path(settings.KB_SEEDS_DIR))
+            result = import_french_file(
+                name=f"seed {SEED_602} (rule 602 in French)",
+                data=french_602_document(seed).encode("utf-8"),
+                translates=TRANSLATES,
+            )
         except (CRFormatError, FrenchImportRefused) as exc:
             self.stdout.write(self.style.WARNING(f"The seed's French 602 was refused: {exc}"))
-            return
-        if result is None:
-            self.stdout.write(f"No seed documents at {settings.KB_SEEDS_DIR}: no French text.")
             return
         for line in describe(result)[:1]:
             self.stdout.write(f"Seed French 602: {line}")

@@ -114,6 +114,13 @@ def test_while_the_index_is_built_the_api_says_so_with_a_503(client: Client, mon
     data = response.json()
     assert data["unavailable"] is True and data["hits"] == [] and data["query"] == "trample"
 
+    def missing(*args, **kwargs):
+        raise SearchUnavailable("no index at all")  # an operator's problem, not a build
+
+    monkeypatch.setattr(type(backend), "search", missing)
+    response = client.get("/api/v1/search", {"q": "trample"})
+    assert response.status_code == 200 and response.json()["unavailable"] is True
+
 
 def test_nasty_inputs_answer_normally(client: Client) -> None:
     for q in NASTY:
