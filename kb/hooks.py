@@ -63,10 +63,11 @@ def site_data_loaders() -> list[SiteDataLoader]:
 
 
 #: Names other apps know how to find despite typos (the rulings app: cards, by rulings.names):
-#: (what was typed, how many) -> suggestions (search.backend.Suggestion), best first, each
-#: with how sure the finder is (0-100: 100 for a name typed whole or begun, less for a close
-#: spelling). The site search's autocomplete and its corrections use them.
-NameFinder = Callable[[str, int], list[tuple[Any, float]]]
+#: (what was typed, how many[, least=sureness wanted]) -> suggestions
+#: (search.backend.Suggestion), best first, each with how sure the finder is (0-100: 100 for
+#: a name typed whole, a close spelling's closeness, 0 for a name only begun). The site
+#: search's autocomplete and its corrections use them.
+NameFinder = Callable[..., list[tuple[Any, float]]]
 _name_finders: list[NameFinder] = []
 
 

@@ -101,14 +101,14 @@ def _shared_data_has_the_seed_card() -> bool:
 
 
 @register_name_finder
-def cards_named(text: str, limit: int) -> list[tuple[Suggestion, float]]:
+def cards_named(text: str, limit: int, least: float = 0.0) -> list[tuple[Suggestion, float]]:
     """Cards by name for the site search (its autocomplete, its "did you mean"), found as
     the Cards page finds them: typos, missing apostrophes, the better known card first.
     Sureness: 100 for the whole name as typed, the spelling's closeness for a close one, 0
     for a name only begun (an autocomplete's, never a correction's)."""
     from rulings.names import search_cards
 
-    matches = search_cards(text, limit=limit)
+    matches = search_cards(text, limit=limit, least=least)
     slugs = dict(Card.objects.filter(id__in=[m.card_id for m in matches]).values_list("id", "slug"))
     return [
         (

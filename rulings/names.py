@@ -109,8 +109,10 @@ class NameIndex:
         self.word_index = [i for _, i in starts]
         self.compact = [n.replace(" ", "") for n in self.names]
 
-    def search(self, query: str, limit: int = 20) -> list[Match]:
-        """Best matches, one per card: exact, prefix, word prefix, then close spellings."""
+    def search(self, query: str, limit: int = 20, least: float = 0.0) -> list[Match]:
+        """Best matches, one per card: exact, prefix, word prefix, then close spellings (as
+        close as FUZZY_CUTOFF, or `least` where higher: a caller wanting only near-certain
+        corrections asks for fewer, and the spelling search prunes faster)."""
         q = normalize(query)[:100]
         if not q:
             return []
@@ -140,18 +142,17 @@ class NameIndex:
             # more than asked for, as equally close names are then ranked by how well known
             # their cards are ("lightnig blot": Lightning Bolt before Lightning Blow).
             fuzzy = max(limit * 4, PREFIX_CANDIDATES // 5)
-            for scores in (
-                process.extract(
-                    q, self.names, scorer=fuzz.QRatio, limit=fuzzy, score_cutoff=FUZZY_CUTOFF
-                ),
-                process.extract(
-                    q.replace(" ", ""),
-                    self.compact,
-                    scorer=fuzz.QRatio,
-                    limit=fuzzy,
-                    score_cutoff=FUZZY_CUTOFF,
-                ),
-            ):
+            cutoff = max(FUZZY_CUTOFF, least)
+            # Spaces dropped catches typos and spacing alike; the spaced names are read too
+            # for lists (the Cards page), not for a near-certain correction (`least`), which
+            # is asked on every card-like search and must cost one pass over the names.
+            passes = [(q.replace(" ", ""), self.compact)]
+            if not least:
+                passes.insert(0, (q, self.names))
+            for typed, names in passes:
+                scores = process.extract(
+                    typed, names, scorer=fuzz.QRatio, limit=fuzzy, score_cutoff=cutoff
+                )
                 for _, score, i in scores:
                     add(i, score, "close", score)
         return sorted(found.values(), key=lambda m: (-m.score, m.name))[:limit]
@@ -196,5 +197,5 @@ def name_index() -> NameIndex:
     return _index
 
 
-def search_cards(query: str, limit: int = 20) -> list[Match]:
-    return name_index().search(query, limit)
+def search_cards(query: str, limit: int = 20, least: float = 0.0) -> list[Match]:
+    return name_index().search(query, limit, least)

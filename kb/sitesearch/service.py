@@ -270,8 +270,8 @@ def _card_hit(backend, request: SearchRequest, name: Suggestion) -> Hit | None:
 #: How sure a name finder must be that the query is a name misspelt (or typed whole) for the
 #: search to put that card first and say "did you mean": a close spelling of the whole name.
 NAME_SURE = 85.0
-#: Longer queries are sentences, not names.
-NAME_MAX_WORDS = 6
+#: Longer queries are sentences, not names (nearly every card name has four words or fewer).
+NAME_MAX_WORDS = 4
 
 
 def _name_first(out: SearchPage, backend, request: SearchRequest, typed: str) -> None:
@@ -288,7 +288,7 @@ def _name_first(out: SearchPage, backend, request: SearchRequest, typed: str) ->
     if not out.correction and not (hits and hits[0].kind in ("card", "ruling")):
         return
     for finder in hooks.name_finders():
-        best = finder(typed, 1)
+        best = finder(typed, 1, least=NAME_SURE)
         # A name typed whole is the words' to find (a card named "Flash" must not push the
         # keyword aside); a close spelling of one is what the words cannot find.
         if not best or not NAME_SURE <= best[0][1] < 100:
