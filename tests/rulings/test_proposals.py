@@ -15,36 +15,22 @@ from rulings.linking import proposals
 from rulings.models import LinkKind, Ruling, RulingLink
 from rulings.ruling_context import ruling_views
 from rulings.selectors import link_counts
-from search.semantic import retriever
-from search.semantic.weights import weights_path
-from tests.conftest import require_file
+from tests.semantic_subset import forget, retriever_on_subset
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
-
-#: Trample, flash, mulligans, deathtouch, combat damage.
-SUBSET = ("702.19", "702.8", "103.5", "702.2", "510.1")
 
 
 @pytest.fixture
 def rules_embedded(cards, settings, monkeypatch):
-    require_file(weights_path(), "the encoder's weights (make install fetches them)")
-    settings.KB_SEMANTIC = True
-    everything = retriever.passages
-    monkeypatch.setattr(
-        retriever,
-        "passages",
-        lambda: [p for p in everything() if p.kind == "rule" and p.key.startswith(SUBSET)],
-    )
-    _forget()
-    assert retriever.sync().remaining == 0
-    yield
-    _forget()
+    proposals._settled.clear()
+    for embedded in retriever_on_subset(settings, monkeypatch, kinds=("rule",)):
+        assert embedded.sync().remaining == 0
+        yield
+    proposals._settled.clear()
 
 
 def _forget() -> None:
-    retriever.encoder.cache_clear()
-    retriever._corpus.clear()
-    retriever._synced.clear()
+    forget()
     proposals._settled.clear()
 
 

@@ -11,33 +11,15 @@ from kb.sitesearch.understanding import question_shaped
 from search.models import Vector
 from search.semantic import retriever, store
 from search.semantic.overlap import terms
-from search.semantic.weights import weights_path
-from tests.conftest import require_file
+from tests.semantic_subset import forget, retriever_on_subset
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
-
-#: Trample, flash, mulligans, deathtouch: enough rules for an answer to be chosen among others.
-SUBSET = ("702.19", "702.8", "103.5", "702.2", "510.1")
 
 
 @pytest.fixture
 def semantic(search_index, settings, monkeypatch):
     """The retriever on, its corpus the current rules under SUBSET (real passages)."""
-    require_file(weights_path(), "the encoder's weights (make install fetches them)")
-    settings.KB_SEMANTIC = True
-    everything = retriever.passages
-    monkeypatch.setattr(
-        retriever, "passages", lambda: [p for p in everything() if p.key.startswith(SUBSET)]
-    )
-    _forget()
-    yield retriever
-    _forget()
-
-
-def _forget() -> None:
-    retriever.encoder.cache_clear()
-    retriever._corpus.clear()
-    retriever._synced.clear()
+    yield from retriever_on_subset(settings, monkeypatch)
 
 
 QUESTION = "my opponent's creature blocking mine got removed, does my trampler still deal damage?"
@@ -84,7 +66,7 @@ def test_filters_the_retriever_cannot_answer_stay_lexical_and_say_nothing(semant
 
 def test_switched_off_it_says_nothing(search_index, settings):
     settings.KB_SEMANTIC = False
-    _forget()
+    forget()
     page = service.search(QUESTION, per_page=10)
     assert not any("meaning" in n for n in page.notices)
 
