@@ -24,6 +24,7 @@ from typing import Any
 from django.db import models
 
 from kb.archive.matching import Item
+from kb.crtext.numbers import is_legacy_date
 from kb.dbutil import chunks, insert_returning, update_rows
 
 
@@ -90,6 +91,11 @@ class Family:
     tables: list[Table]
     #: Lineages identified by their key alone (glossary terms), not by where a chain starts.
     keyed_lineages: bool = False
+    #: Whether entries are matched across the Magic 2010 renumbering. Rule numbers of the two
+    #: layouts name unrelated rules (legacy 101.1 is not modern 101.1), so rules are not: what
+    #: a 2009-07-11 rule came from is told by kb.archive.crossing, with evidence and review.
+    #: A glossary term is its headword in either layout.
+    matches_across_layouts: bool = True
 
     def load_cells(self, date: dt.date) -> list[Cell]:
         raise NotImplementedError
@@ -174,6 +180,11 @@ def _links(family: Family, columns: list[Column]) -> list[dict[int, int]]:
     """For each column, which cell of the previous column each cell continues."""
     pred: list[dict[int, int]] = [{}]
     for j in range(1, len(columns)):
+        if not family.matches_across_layouts and is_legacy_date(columns[j - 1].date) != (
+            is_legacy_date(columns[j].date)
+        ):
+            pred.append({})
+            continue
         pairs = family.match(
             [c.item for c in columns[j - 1].cells], [c.item for c in columns[j].cells]
         )

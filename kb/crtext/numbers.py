@@ -7,6 +7,7 @@ chapters, rules and subrules the way the document does.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from functools import lru_cache
 from typing import Literal
@@ -26,6 +27,16 @@ ANY_NUMBER_RE = re.compile(rf"^(?:[1-9]|[1-9]\d\d(?:\.{_DIGITS}(?:[a-z]{{1,2}})?
 
 #: Subrule letters as the CR uses them: "l" and "o" are skipped (they read like 1 and 0).
 SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
+
+
+#: Magic 2010's release: the rules were renumbered and rewritten; every earlier release (1999 to
+#: 2009-05-01) is in the legacy layout and numbering.
+MODERN_LAYOUT_START = dt.date(2009, 7, 11)
+
+
+def is_legacy_date(date: dt.date) -> bool:
+    """Is a release of `date` numbered in the legacy scheme (before Magic 2010)?"""
+    return date < MODERN_LAYOUT_START
 
 
 @lru_cache(maxsize=20_000)

@@ -26,12 +26,10 @@ from kb.crtext.limits import (
     date_problem,
 )
 from kb.crtext.model import Anomaly, Document, Entry, GlossaryEntry
-from kb.crtext.numbers import next_letters, parent_of
+from kb.crtext.numbers import MODERN_LAYOUT_START, next_letters, parent_of
 
-#: The first release in the modern numbering; anything older is the legacy layout.
-MODERN_LAYOUT_START = dt.date(2009, 7, 11)
-
-_MONTHS = {
+#: Month names as the English documents print them, to their numbers.
+MONTHS = {
     m: i
     for i, m in enumerate(
         [
@@ -54,7 +52,6 @@ _MONTHS = {
 _DATE_RE = re.compile(
     r"\b(effective|current) as of ([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE
 )
-_LEGACY_HEADER_RE = re.compile(r"COMPREHENSIVE RULES\s+\d\d/\d\d/\d\d")
 # The numbering is the same in every language (the French document prints "602.2a" too), so the
 # three patterns below are shared with kb.crtext.french_parser: one definition of what a section,
 # a chapter and the first rule look like keeps the two languages' entries lined up.
@@ -76,9 +73,18 @@ def parse_bytes(data: bytes, *, source: str = "") -> Document:
 
 
 def parse_text(text: str, *, source: str = "") -> Document:
-    """Parse CR text (line ends already normalised to "\\n")."""
+    """Parse CR text (line ends already normalised to "\\n"), in either layout: the legacy one
+    (1999 to May 2009, "current as of") or the modern one (Magic 2010 on)."""
+    # Imported here: the legacy parser builds on this module's Parser.
+    from kb.crtext.legacy_parser import is_legacy, parse_legacy_lines
+
+    lines = text.split("\n")
     try:
-        return Parser(text.split("\n"), source).parse()
+        dated = next(filter(None, map(_DATE_RE.search, lines[:_DATE_SEARCH_LINES])), None)
+        legacy = dated.group(1).lower() == "current" if dated else is_legacy(lines)
+        if legacy:
+            return parse_legacy_lines(lines, source)
+        return Parser(lines, source).parse()
     except CRFormatError as exc:
         raise exc.with_source(source) from None
 
@@ -158,27 +164,23 @@ class Parser:
             m = _DATE_RE.search(line)
             if not m:
                 continue
-            month = _MONTHS.get(m.group(2).capitalize())
+            month = MONTHS.get(m.group(2).capitalize())
             if month is None:
                 raise CRFormatError(f"unknown month {m.group(2)!r} in the date", line=i + 1)
             try:
                 date = dt.date(int(m.group(4)), month, int(m.group(3)))
             except ValueError as exc:
                 raise CRFormatError(f"invalid effective date: {exc}", line=i + 1) from None
-            if m.group(1).lower() == "current" or date < MODERN_LAYOUT_START:
+            if date < MODERN_LAYOUT_START:
                 raise LegacyLayoutError(
-                    f"legacy layout not supported yet: a release of {date.isoformat()} uses the "
-                    "pre-Magic 2010 numbering",
+                    f"a release of {date.isoformat()} in the modern layout (“effective as of”): "
+                    "releases before Magic 2010 say “current as of” and are numbered otherwise",
                     line=i + 1,
                 )
             problem = date_problem(date)
             if problem is not None:
                 raise CRFormatError(problem, line=i + 1)
             return i, date
-        if any(_LEGACY_HEADER_RE.search(line) for line in head):
-            raise LegacyLayoutError(
-                "legacy layout not supported yet: pre-Magic 2010 document header", line=1
-            )
         raise CRFormatError(
             "not a Comprehensive Rules document: no effective date "
             f"(“These rules are effective as of …”) in the first {_DATE_SEARCH_LINES} lines",

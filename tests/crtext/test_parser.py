@@ -9,9 +9,9 @@ from functools import cache
 
 import pytest
 
-from kb.crtext import CRFormatError, LegacyLayoutError, parse_bytes, parse_text
+from kb.crtext import CRFormatError, parse_bytes, parse_text
 from kb.crtext.numbers import next_letters
-from tests.conftest import CR_EN, CR_LEGACY, SHARED, expected_counts, release_files, requires_shared
+from tests.conftest import CR_EN, SHARED, expected_counts, release_files, requires_shared
 
 pytestmark = requires_shared
 
@@ -34,15 +34,6 @@ def test_every_release_parses_to_the_expected_counts(path) -> None:
 
 def test_all_101_releases_are_there() -> None:
     assert len(release_files()) == 101
-
-
-@pytest.mark.parametrize(
-    "path", sorted(CR_LEGACY.glob("*.txt")) if CR_LEGACY.is_dir() else [], ids=lambda p: p.stem
-)
-def test_legacy_layout_is_refused_clearly(path) -> None:
-    with pytest.raises(LegacyLayoutError, match="legacy layout not supported yet") as exc:
-        parse_bytes(path.read_bytes(), source=path.name)
-    assert path.name in str(exc.value)
 
 
 def test_text_examples_and_glossary_match_rulesraker_parse_of_2026_01_16() -> None:
