@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.utils.text import slugify
 
-from kb.crtext import parser
+from kb.crtext import reading
 from kb.crtext.model import term_key
 
 #: Query shapes of the search set and how many items each gets.
@@ -62,7 +62,7 @@ def _cards(data: Path) -> list[dict]:
 
 def _current_rules(data: Path):
     newest = sorted((data / "cr" / "en").glob("*.txt"))[-1]
-    return parser.parse_bytes(newest.read_bytes(), source=newest.name)
+    return reading.parse_bytes(newest.read_bytes(), source=newest.name)
 
 
 def search_items(data: Path, rng: random.Random) -> list[dict]:

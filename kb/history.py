@@ -722,3 +722,48 @@ def term_history(term: GlossaryTerm, releases: Releases) -> list[HistoryItem]:
             )
         )
     return list(reversed(items))
+
+
+# -- across the Magic 2010 renumbering -------------------------------------------------------
+
+
+@dataclass
+class EraStep:
+    """One link of a rule across Magic 2010: the rule on the other side, how much of it, and
+    the word diff from the legacy text to the modern one."""
+
+    number: str  # the rule on the other side
+    date: dt.date  # the release it is read in (2009-05-01 or 2009-07-11)
+    whole: bool  # the whole legacy rule (else a part of it, or part of a merge)
+    title: str  # the other side's chapter title ("Playing Spells and Activated Abilities")
+    diff: SafeString
+    confirmed: bool
+    url: str = ""  # the page of that rule in that release (the view sets it)
+
+
+def across_2010(lineage_id: int) -> tuple[list[EraStep], list[EraStep]]:
+    """(where a modern rule came from, where a legacy rule went): shown links only."""
+    from kb.archive.eras import FIRST_MODERN, LAST_LEGACY, origins_of, successors_of
+    from kb.models import EraLink
+    from kb.selectors import rule_version
+
+    def text(number: str, date: dt.date) -> str:
+        version = rule_version(number, date)
+        return (version.text_en or "") if version else ""
+
+    def step(link: EraLink, number: str, date: dt.date) -> EraStep:
+        chapter = number.split(".")[0]
+        old, new = text(link.legacy_number, LAST_LEGACY), text(link.modern_number, FIRST_MODERN)
+        siblings = EraLink.objects.shown().filter(legacy_number=link.legacy_number).count()
+        return EraStep(
+            number=number,
+            date=date,
+            whole=link.how == EraLink.How.WHOLE and siblings == 1,
+            title=text(chapter, date),
+            diff=word_diff(old, new, fold_typography=True),
+            confirmed=link.status == EraLink.Status.CONFIRMED,
+        )
+
+    origins = [step(k, k.legacy_number, LAST_LEGACY) for k in origins_of(lineage_id)]
+    successors = [step(k, k.modern_number, FIRST_MODERN) for k in successors_of(lineage_id)]
+    return origins, successors

@@ -3,7 +3,8 @@
 from kb.crtext.decode import decode_bytes
 from kb.crtext.errors import CRFormatError, LegacyLayoutError
 from kb.crtext.model import Anomaly, Document, Entry, GlossaryEntry, Reference
-from kb.crtext.parser import MODERN_LAYOUT_START, parse_bytes, parse_text
+from kb.crtext.numbers import MODERN_LAYOUT_START
+from kb.crtext.reading import parse_bytes, parse_text
 from kb.crtext.references import expand_targets, find_references, mask_references
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""Parse the text of a modern (Magic 2010 onward) Comprehensive Rules release.
+"""Parse the text of a modern (Magic 2010 onward) Comprehensive Rules release (`kb.crtext.reading`
+chooses between this parser and the legacy one).
 
 The archive is real and imperfect: indented rule lines, `702. 37a`, `505.54.` for 505.5, a number
 printed twice, subrules whose rule is missing, `Example:Example:`, a stray one-letter line,
@@ -12,7 +13,6 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
-from kb.crtext.decode import decode_bytes
 from kb.crtext.errors import CRFormatError, LegacyLayoutError
 from kb.crtext.limits import (
     MAX_ALIASES,
@@ -49,7 +49,8 @@ MONTHS = {
         1,
     )
 }
-_DATE_RE = re.compile(
+#: The date line: "effective as of" (modern) or "current as of" (legacy), month, day, year.
+DATE_RE = re.compile(
     r"\b(effective|current) as of ([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE
 )
 # The numbering is the same in every language (the French document prints "602.2a" too), so the
@@ -64,29 +65,8 @@ _RULE_RE = re.compile(r"^([1-9]\d\d)\.( ?)(\d+)([a-z]{1,2})?(\.?)\s*(.*)$")
 FIRST_RULE_RE = re.compile(r"^[1-9]\d\d\.\d+\.?\s")
 _EXAMPLE_RE = re.compile(r"^Example:\s*")
 _GLUED_TERM_RE = re.compile(r"^(.*?[A-Za-z)”\"])(1\.\s+\S.*)$")
-_DATE_SEARCH_LINES = 60
-
-
-def parse_bytes(data: bytes, *, source: str = "") -> Document:
-    """Decode and parse a CR file."""
-    return parse_text(decode_bytes(data, source=source), source=source)
-
-
-def parse_text(text: str, *, source: str = "") -> Document:
-    """Parse CR text (line ends already normalised to "\\n"), in either layout: the legacy one
-    (1999 to May 2009, "current as of") or the modern one (Magic 2010 on)."""
-    # Imported here: the legacy parser builds on this module's Parser.
-    from kb.crtext.legacy_parser import is_legacy, parse_legacy_lines
-
-    lines = text.split("\n")
-    try:
-        dated = next(filter(None, map(_DATE_RE.search, lines[:_DATE_SEARCH_LINES])), None)
-        legacy = dated.group(1).lower() == "current" if dated else is_legacy(lines)
-        if legacy:
-            return parse_legacy_lines(lines, source)
-        return Parser(lines, source).parse()
-    except CRFormatError as exc:
-        raise exc.with_source(source) from None
+#: How far down a modern document prints its date line.
+DATE_SEARCH_LINES = 60
 
 
 class Parser:
@@ -159,9 +139,9 @@ class Parser:
         )
 
     def _effective_date(self) -> tuple[int, dt.date]:
-        head = self.lines[:_DATE_SEARCH_LINES]
+        head = self.lines[:DATE_SEARCH_LINES]
         for i, line in enumerate(head):
-            m = _DATE_RE.search(line)
+            m = DATE_RE.search(line)
             if not m:
                 continue
             month = MONTHS.get(m.group(2).capitalize())
@@ -183,7 +163,7 @@ class Parser:
             return i, date
         raise CRFormatError(
             "not a Comprehensive Rules document: no effective date "
-            f"(“These rules are effective as of …”) in the first {_DATE_SEARCH_LINES} lines",
+            f"(“These rules are effective as of …”) in the first {DATE_SEARCH_LINES} lines",
             line=1,
         )
 

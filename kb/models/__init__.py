@@ -1,5 +1,6 @@
 """Models of the rules archive (docs/storage.md)."""
 
+from kb.models.eras import EraLink
 from kb.models.glossary import GlossaryTerm, GlossaryVersion
 from kb.models.records import Anomaly, ImportRecord
 from kb.models.releases import Release
@@ -8,6 +9,7 @@ from kb.models.vocabulary import VocabularyTerm
 
 __all__ = [
     "Anomaly",
+    "EraLink",
     "Example",
     "GlossaryTerm",
     "GlossaryVersion",

@@ -17,7 +17,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from kb import hooks, selectors
-from kb.crtext.numbers import is_number, kind_of
+from kb.crtext.numbers import is_legacy_date, is_number, kind_of
 from kb.french import glosses
 from kb.french.status import (
     STATES,
@@ -28,6 +28,7 @@ from kb.french.status import (
     worklist_page,
 )
 from kb.history import (
+    across_2010,
     cached_summary,
     diff_between,
     diff_overview,
@@ -461,6 +462,9 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
     if version is None:
         return _missing_rule(page, number)
     items = rule_history(version.lineage_id, page.releases)
+    origins, successors = across_2010(version.lineage_id)
+    for step in (*origins, *successors):
+        step.url = page.pinned_rule_url(step.number, step.date)
     for item in items:
         item.url = page.pinned_rule_url(item.number, item.date) if item.release else ""
         if item.previous_until is not None:
@@ -483,6 +487,8 @@ def history(request: HttpRequest, number: str, release: str = "current") -> Http
         page.context(
             number=number,
             items=items,
+            origins=origins,
+            successors=successors,
             # The English release each French text translates, by release id (no query).
             release_dates={r.pk: r.effective_date for r in page.releases.all},
             rule_url=page.rule_url(number),
@@ -520,7 +526,10 @@ def diff(request: HttpRequest, old: str, new: str) -> HttpResponse:
     # diff's thousands of items, their word diffs and pages cost far more than the rest.
     parts = ("diff", get_language(), *canonical, section, number, fold)
     content = fragments.cached(parts, lambda: _diff_content(request, a, b, section, number, fold))
-    return render(request, "kb/diff.html", {"old": a, "new": b, "content": content})
+    across = is_legacy_date(a.effective_date) and not is_legacy_date(b.effective_date)
+    return render(
+        request, "kb/diff.html", {"old": a, "new": b, "content": content, "across": across}
+    )
 
 
 def _diff_content(

@@ -107,9 +107,7 @@ def test_the_1999_date_comes_from_the_end_of_the_file_or_from_its_banner() -> No
     lines = text.split("\n")
     (dated,) = [i for i, line in enumerate(lines) if "current as of April 23, 1999" in line]
     assert dated > len(lines) - 50  # printed at the very end only
-    without = "\n".join(
-        line for line in text.split("\n") if "current as of" not in line
-    )
+    without = "\n".join(line for line in text.split("\n") if "current as of" not in line)
     assert parse_text(without, source="banner-only").effective_date.isoformat() == "1999-04-23"
 
 

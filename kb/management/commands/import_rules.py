@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from config import languages
+from kb.archive.eras import follow_imports
 from kb.archive.importer import Importer, ImportRefused, ImportResult, batched
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
@@ -112,6 +113,7 @@ class Command(BaseCommand):
         importer = Importer(user=_user())
         errors: list[str] = []
         done = {"created": 0, "replaced": 0, "unchanged": 0}
+        changed: set[dt.date] = set()
         # The raw stream: Django's wrapper ends every write with a newline, which turned each
         # redraw of the bar into a line of its own (a hundred on a first `make run`).
         bar = tqdm(
@@ -145,6 +147,8 @@ class Command(BaseCommand):
                     bar.update(1)
                     continue
                 done[result.action] += 1
+                if result.action != "unchanged":
+                    changed.add(result.effective_date)
                 if verbosity >= 2 or (verbosity >= 1 and total < 2):
                     self._say(bar, _describe(result))
                 bar.update(1)
@@ -157,6 +161,9 @@ class Command(BaseCommand):
                 f"{done['created']} imported, {done['replaced']} replaced, "
                 f"{done['unchanged']} unchanged, {len(errors)} refused"
             )
+        crossing = follow_imports(changed)
+        if crossing is not None and verbosity >= 1:
+            self.stdout.write(crossing.describe())
         if errors:
             raise CommandError(f"{len(errors)} document(s) refused:\n" + "\n".join(errors))
 

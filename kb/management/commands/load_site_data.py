@@ -24,7 +24,10 @@ DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 
 
 class Command(BaseCommand):
-    help = "Import the shared CR archive (KB_DATA_DIR/cr/en), or the demo set when it is absent."
+    help = (
+        "Import the shared CR archive (KB_DATA_DIR/cr/en-legacy and cr/en), or the demo set "
+        "when it is absent."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -90,8 +93,14 @@ class Command(BaseCommand):
                     importer = Importer()
                     for date in demo:
                         importer.remove(date)
-                self.stdout.write(f"Importing the Comprehensive Rules archive from {rules} …")
-                self._import(rules, opts["verbosity"])
+                # The legacy releases (1999 to May 2009) first: one run in date order.
+                legacy = rules.parent / "en-legacy"
+                folders = [legacy, rules] if legacy.is_dir() else [rules]
+                self.stdout.write(
+                    "Importing the Comprehensive Rules archive from "
+                    f"{' and '.join(str(f) for f in folders)} …"
+                )
+                self._import(folders, opts["verbosity"])
                 self._load_seed_french()
             self._load_others(Path(opts["data_dir"]), opts["verbosity"])
             return
@@ -101,7 +110,7 @@ class Command(BaseCommand):
                 "(a few releases of rule 602 built from the seed documents)."
             )
         )
-        self._import(DEMO_DIR / "cr" / "en", opts["verbosity"])
+        self._import([DEMO_DIR / "cr" / "en"], opts["verbosity"])
         self._load_seed_french()
         self._load_others(None, opts["verbosity"])
 
@@ -138,10 +147,10 @@ class Command(BaseCommand):
         for loader in hooks.site_data_loaders():
             loader(data_dir, self.stdout.write, verbosity)
 
-    def _import(self, folder: Path, verbosity: int) -> None:
+    def _import(self, folders: list[Path], verbosity: int) -> None:
         call_command(
             "import_rules",
-            str(folder),
+            *(str(f) for f in folders),
             verbosity=verbosity,
             stdout=self.stdout._out,
             stderr=self.stderr._out,

@@ -91,7 +91,7 @@ def test_the_whole_archive_exports_and_comes_back_identical(cards, tmp_path: Pat
     run("import_rules", str(french), "--lang", "fr")
     first = tmp_path / "first"
     result = export_data(first)
-    assert len(result.files) == 102  # 101 releases and the cards
+    assert len(result.files) == 134  # 133 releases and the cards
     stats = archive_stats()["releases"]
 
     latest = _load(first, "releases/2026-08-07.json.gz")
@@ -136,5 +136,5 @@ def test_the_whole_archive_exports_and_comes_back_identical(cards, tmp_path: Pat
     second = tmp_path / "second"
     done = _round_trip(first, second)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "Imported releases: 101 releases" in done.stdout
+    assert "Imported releases: 133 releases" in done.stdout
     assert _files(first) == _files(second)

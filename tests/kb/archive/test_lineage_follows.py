@@ -149,7 +149,7 @@ def test_rematching_a_release_matched_by_the_old_rules_keeps_maintainers_work(ca
     the rule, and a ruling link a maintainer confirmed, as the old matching had it, are
     still there."""
     from kb.archive.importer import Importer, text_checksum
-    from kb.crtext.parser import parse_text
+    from kb.crtext.reading import parse_text
     from kb.models import ImportRecord, RuleVersion
     from rulings.models import LinkKind, Ruling, RulingLink
     from tests.conftest import release_files

@@ -15,8 +15,9 @@ def client(archive) -> Client:
 
 def test_releases(client: Client) -> None:
     data = client.get("/api/v1/releases").json()
-    assert len(data) == 101
-    assert data[0]["effective_date"] == "2009-07-11" and data[0]["set_name"] == "Magic 2010"
+    assert len(data) == 133
+    assert data[0]["effective_date"] == "1999-04-23" and data[0]["set_name"] == "Sixth Edition"
+    assert data[32]["effective_date"] == "2009-07-11" and data[32]["set_name"] == "Magic 2010"
     assert data[-1]["counts"]["rules"] == 1173
 
 

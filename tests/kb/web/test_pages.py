@@ -204,7 +204,7 @@ def test_glossary_pages_and_terms_linked_from_rules(client: Client) -> None:
 
 def test_the_releases_page(client: Client) -> None:
     html = client.get("/en/releases/").content.decode()
-    assert html.count('<tr><td class="date" data-label="Effective date"><a href="/en/') == 101
+    assert html.count('<tr><td class="date" data-label="Effective date"><a href="/en/') == 133
     assert "Modern Horizons 3" in html and "MH3" in html
     fr = client.get("/fr/releases/").content.decode()
     assert "7 août 2026" in fr
