@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rulings.linking import Linker, scoring_key
+from rulings.linking.lineage_numbers import MODERN_CR
 from rulings.linking.proposals import nearest_rules
 from rulings.models import Card
 
@@ -76,10 +77,14 @@ def evaluate(sample: Path, linker: Linker | None = None, *, proposals: bool = Fa
         tp += len(got & want)
         predicted += len(got)
         expected += len(want)
-        if row.get("stratum"):
-            tally = by_stratum.setdefault(row["stratum"], [0, 0, 0, 0])
-            for i, n in enumerate((len(got & want), len(got), len(want), 1)):
-                tally[i] += n
+        strata = [row["stratum"]] if row.get("stratum") else []
+        if row["date"] < MODERN_CR.isoformat():
+            # Issue 36: the rulings written against the legacy rules, reported apart.
+            strata.append("all before 2009-07-11")
+        for stratum in strata:
+            tally = by_stratum.setdefault(stratum, [0, 0, 0, 0])
+            for k, n in enumerate((len(got & want), len(got), len(want), 1)):
+                tally[k] += n
         counts.append(len(found))
         if got != want:
             misses.append(

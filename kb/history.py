@@ -742,28 +742,52 @@ class EraStep:
 
 
 def across_2010(lineage_id: int) -> tuple[list[EraStep], list[EraStep]]:
-    """(where a modern rule came from, where a legacy rule went): shown links only."""
-    from kb.archive.eras import FIRST_MODERN, LAST_LEGACY, origins_of, successors_of
+    """(where a modern rule came from, where a legacy rule went): shown links only, read in
+    four queries whatever their number (a page lists them all)."""
+    from django.db.models import Count, Q
+
+    from kb.archive.eras import FIRST_MODERN, LAST_LEGACY
     from kb.models import EraLink
-    from kb.selectors import rule_version
 
-    def text(number: str, date: dt.date) -> str:
-        version = rule_version(number, date)
-        return (version.text_en or "") if version else ""
+    links = list(
+        EraLink.objects.shown()
+        .filter(Q(modern_id=lineage_id) | Q(legacy_id=lineage_id))
+        .order_by("legacy_number", "modern_number")
+    )
+    if not links:
+        return [], []
+    siblings = dict(
+        EraLink.objects.shown()
+        .filter(legacy_number__in={k.legacy_number for k in links})
+        .values_list("legacy_number")
+        .annotate(n=Count("id"))
+    )
 
-    def step(link: EraLink, number: str, date: dt.date) -> EraStep:
-        chapter = number.split(".")[0]
-        old, new = text(link.legacy_number, LAST_LEGACY), text(link.modern_number, FIRST_MODERN)
-        siblings = EraLink.objects.shown().filter(legacy_number=link.legacy_number).count()
+    def texts(date: dt.date, numbers: set[str]) -> dict[str, str]:
+        numbers |= {n.split(".")[0] for n in numbers}  # and their chapters' titles
+        return dict(
+            RuleVersion.objects.numbered_as_of(date, Q(lineage__numbers__number__in=numbers))
+            .order_by("lineage__numbers__ordinal")
+            .values_list("lineage__numbers__number", "text_en")
+        )
+
+    old = texts(LAST_LEGACY, {k.legacy_number for k in links})
+    new = texts(FIRST_MODERN, {k.modern_number for k in links})
+
+    def step(link: EraLink, number: str, date: dt.date, side: dict[str, str]) -> EraStep:
         return EraStep(
             number=number,
             date=date,
-            whole=link.how == EraLink.How.WHOLE and siblings == 1,
-            title=text(chapter, date),
-            diff=word_diff(old, new, fold_typography=True),
+            whole=link.how == EraLink.How.WHOLE and siblings.get(link.legacy_number) == 1,
+            title=side.get(number.split(".")[0], "") if "." in number else "",
+            diff=word_diff(old.get(link.legacy_number, ""), new.get(link.modern_number, ""), True),
             confirmed=link.status == EraLink.Status.CONFIRMED,
         )
 
-    origins = [step(k, k.legacy_number, LAST_LEGACY) for k in origins_of(lineage_id)]
-    successors = [step(k, k.modern_number, FIRST_MODERN) for k in successors_of(lineage_id)]
+    origins = [
+        step(k, k.legacy_number, LAST_LEGACY, old) for k in links if k.modern_id == lineage_id
+    ]
+    successors = [
+        step(k, k.modern_number, FIRST_MODERN, new) for k in links if k.legacy_id == lineage_id
+    ]
     return origins, successors

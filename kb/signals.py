@@ -22,3 +22,9 @@ rules_changed = Signal()
 #: "vocabulary", GlossaryTerm id for "glossary"; may be None), fields (tuple of the field
 #: names changed, "examples" for an added or removed example), user (str).
 text_edited = Signal()
+
+#: Sent after the links across Magic 2010 changed and were committed (kb.archive.eras: computed
+#: again, or a maintainer confirmed or rejected one), so that what reads a modern rule's legacy
+#: past follows (the rulings app re-resolves the number a pre-2009 ruling's rule had then).
+#: sender: kb.models.EraLink; no kwargs.
+era_links_changed = Signal()

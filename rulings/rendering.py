@@ -26,6 +26,7 @@ class _Labels:
     cited: str
     missing: str
     predates: str
+    predates_then: str
     in_force: str
     old_wording: str
     rules: str
@@ -45,6 +46,11 @@ class _Labels:
                     "This ruling predates the modern Comprehensive Rules (July 11, 2009): "
                     "its terms may have changed since."
                 )
+            ),
+            # Holds the link's markup: the values are escaped, not the sentence.
+            predates_then=_(
+                'Rules in force then: <a href="%(url)s">%(date)s</a>, before the Magic 2010 '
+                "renumbering (July 11, 2009): numbers and terms have changed since."
             ),
             in_force=escape(_("Rules in force then:")),
             old_wording=_("Old wording: “%(phrase)s” is “%(now)s” in the rules since %(since)s."),
@@ -108,7 +114,13 @@ def _ruling(view: RulingView, labels: _Labels, show_card: bool) -> SafeString:
     if r.missing:
         head += f' <span class="kind">{labels.missing}</span>'
     context: list[str] = []
-    if view.predates_modern:
+    if view.predates_modern and view.release:
+        sentence = labels.predates_then % {
+            "url": escape(view.release_url),
+            "date": escape(longdate(view.release.effective_date)),
+        }
+        context.append(f'<p class="notice">{sentence}</p>')
+    elif view.predates_modern:
         context.append(f'<p class="notice">{labels.predates}</p>')
     elif view.release:
         context.append(

@@ -132,7 +132,11 @@ def ruling_views(rulings: list[Ruling], releases: Releases) -> list[RulingView]:
             # Changed since: the rule existed then (a number then) and was reworded after.
             if since and release and current and since > ruling.date and then:
                 lv.changed_since = since
-                lv.diff_url = urls.diff(token, number)
+                # Across Magic 2010 a diff of releases matches nothing: the rule's history
+                # page shows the legacy rule it came from, with the word diff.
+                lv.diff_url = (
+                    urls.history(number) if view.predates_modern else urls.diff(token, number)
+                )
             view.links.append(lv)
         out.append(view)
     return out
@@ -153,6 +157,9 @@ class _Urls:
 
     def rule(self, number: str) -> str:
         return f"{self._rule}{number}/"
+
+    def history(self, number: str) -> str:
+        return f"{self._rule}{number}/history/#era-before"
 
     def rule_in(self, token: str, number: str) -> str:
         return self._rule_in.replace("0000-00-00", token, 1).replace("/0/", f"/{number}/", 1)

@@ -1,6 +1,7 @@
-"""Listen to kb: when a release is imported, replaced or removed, the numbers a link records
-(then and now) may change (re-resolved from the links' lineages), and the rulings leaning on the
-rules it changed are relinked; a maintainer's English edit of a rule relinks its rulings."""
+"""Listen to kb: when a release is imported, replaced or removed, or the links across Magic
+2010 change, the numbers a link records (then and now) may change (re-resolved from the links'
+lineages), and the rulings leaning on the rules it changed are relinked; a maintainer's English
+edit of a rule relinks its rulings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from kb.models import Release
-from kb.signals import release_changed, rules_changed, text_edited
+from kb.signals import era_links_changed, release_changed, rules_changed, text_edited
 from rulings import stamp
 from rulings.models import Card, CardFace, Ruling, RulingLink
 
@@ -28,6 +29,7 @@ for _model in (Card, CardFace, Ruling, RulingLink):
 
 
 @receiver(release_changed, sender=Release, dispatch_uid="rulings-refresh-link-numbers")
+@receiver(era_links_changed, dispatch_uid="rulings-refresh-link-numbers-across-2010")
 def refresh_link_numbers(**kwargs: object) -> None:
     from rulings.linking import refresh_numbers
 

@@ -75,6 +75,11 @@ def release_files() -> list[Path]:
     return sorted(CR_EN.glob("*.txt")) if shared_available() else []
 
 
+def legacy_files() -> list[Path]:
+    """The 32 releases of 1999 to May 2009 (the legacy layout)."""
+    return sorted(CR_LEGACY.glob("*.txt")) if shared_available() else []
+
+
 def expected_counts(*, legacy: bool = False) -> dict[str, dict[str, int]]:
     """Independent counts of every modern release (shared/data's), and with `legacy` of the
     legacy ones too (tests/crtext/legacy_expected_counts.csv: its README says how made)."""

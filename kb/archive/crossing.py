@@ -187,3 +187,46 @@ def _parts(
         )
         for j, found in sorted(placed.items())
     ]
+
+
+#: A modern chapter came from the legacy chapter that gave it at least this share of the
+#: rules linked into it …
+CHAPTER_SHARE = 0.5
+#: … and at least this many of them.
+CHAPTER_RULES = 2
+
+
+def cross_chapters(
+    links: list[Link], legacy_chapters: list[Rule], modern_chapters: list[Rule]
+) -> list[Link]:
+    """Chapters follow their rules: a 2009-07-11 chapter came from the 2009-05-01 chapter most
+    of its linked rules came from (603 "Handling Triggered Abilities" from 410, whose rules it
+    holds). Titles alone say too little ("General" is the title of a dozen chapters)."""
+    legacy_titles = {r.number: r.text for r in legacy_chapters}
+    counts: dict[str, dict[str, int]] = {}
+    for link in links:
+        if not link.sure:
+            continue
+        mine = counts.setdefault(link.modern.split(".")[0], {})
+        source = link.legacy.split(".")[0]
+        mine[source] = mine.get(source, 0) + 1
+    out = []
+    for chapter in modern_chapters:
+        sources = counts.get(chapter.number)
+        if not sources:
+            continue
+        total = sum(sources.values())
+        best, n = max(sources.items(), key=lambda kv: (kv[1], kv[0]))
+        share = n / total
+        if best in legacy_titles and n >= CHAPTER_RULES and share >= CHAPTER_SHARE:
+            out.append(
+                Link(
+                    best,
+                    chapter.number,
+                    "whole" if share >= 0.9 else "part",
+                    share,
+                    True,
+                    f"{n} of the {total} rules linked into it came from {best}",
+                )
+            )
+    return out

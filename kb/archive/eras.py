@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from kb.archive.crossing import Link, Rule, cross
+from kb.archive.crossing import Link, Rule, cross, cross_chapters
 from kb.models import EraLink, Release, RuleNumber, RuleVersion
 from kb.models.versioning import valid_on
+from kb.signals import era_links_changed
 
 #: The last legacy release and the first modern one: the two sides of the renumbering.
 LAST_LEGACY = dt.date(2009, 5, 1)
@@ -45,14 +46,16 @@ def both_sides_loaded() -> bool:
     return Release.objects.filter(effective_date__in=[LAST_LEGACY, FIRST_MODERN]).count() == 2
 
 
-def rules_on(date: dt.date) -> tuple[list[Rule], dict[str, int]]:
-    """The rules and subrules in force on `date` as printed (English text), and each number's
+def rules_on(
+    date: dt.date, kinds: tuple[str, ...] = ("rule", "subrule")
+) -> tuple[list[Rule], dict[str, int]]:
+    """The entries of these kinds in force on `date` (English text), and each number's
     lineage."""
     texts = dict(RuleVersion.objects.filter(valid_on(date)).values_list("lineage_id", "text_en"))
     rules: list[Rule] = []
     lineage: dict[str, int] = {}
     for number, lid in (
-        RuleNumber.objects.filter(valid_on(date), kind__in=["rule", "subrule"], ordinal=0)
+        RuleNumber.objects.filter(valid_on(date), kind__in=kinds, ordinal=0)
         .order_by("sort_key")
         .values_list("number", "lineage_id")
     ):
@@ -69,7 +72,14 @@ def link_eras() -> EraLinkReport:
         return report
     legacy, legacy_lineage = rules_on(LAST_LEGACY)
     modern, modern_lineage = rules_on(FIRST_MODERN)
-    found: dict[tuple[str, str], Link] = {(k.legacy, k.modern): k for k in cross(legacy, modern)}
+    old_chapters, old_chapter_lineage = rules_on(LAST_LEGACY, ("chapter",))
+    new_chapters, new_chapter_lineage = rules_on(FIRST_MODERN, ("chapter",))
+    legacy_lineage.update(old_chapter_lineage)
+    modern_lineage.update(new_chapter_lineage)
+    rule_links = cross(legacy, modern)
+    chapter_links = cross_chapters(rule_links, old_chapters, new_chapters)
+    found: dict[tuple[str, str], Link] = {(k.legacy, k.modern): k for k in rule_links}
+    found.update({(k.legacy, k.modern): k for k in chapter_links})
     existing = {(e.legacy_number, e.modern_number): e for e in EraLink.objects.all()}
     report.legacy_rules = len(legacy)
     create, update, drop = [], [], []
@@ -106,6 +116,7 @@ def link_eras() -> EraLinkReport:
             report.proposed += 1
     EraLink.objects.filter(pk__in=drop).delete()
     report.removed = len(drop)
+    transaction.on_commit(lambda: era_links_changed.send(sender=EraLink))
     EraLink.objects.bulk_create(create)
     EraLink.objects.bulk_update(
         update, ["legacy", "modern", "how", "score", "evidence", "status"], batch_size=500
@@ -133,6 +144,7 @@ def review(link: EraLink, *, confirm: bool, user: str) -> None:
     link.reviewed_by = user[:150]
     link.reviewed_at = timezone.now()
     link.save(update_fields=["status", "reviewed_by", "reviewed_at"])
+    transaction.on_commit(lambda: era_links_changed.send(sender=EraLink))
 
 
 def origins_of(lineage_id: int) -> list[EraLink]:

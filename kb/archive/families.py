@@ -259,7 +259,6 @@ def reference_rows(
 
 class RuleFamily(Family):
     lineage_model = Lineage
-    matches_across_layouts = False
 
     def __init__(self) -> None:
         self.tables = [RuleNumberTable(), RuleTextTable()]

@@ -91,11 +91,6 @@ class Family:
     tables: list[Table]
     #: Lineages identified by their key alone (glossary terms), not by where a chain starts.
     keyed_lineages: bool = False
-    #: Whether entries are matched across the Magic 2010 renumbering. Rule numbers of the two
-    #: layouts name unrelated rules (legacy 101.1 is not modern 101.1), so rules are not: what
-    #: a 2009-07-11 rule came from is told by kb.archive.crossing, with evidence and review.
-    #: A glossary term is its headword in either layout.
-    matches_across_layouts: bool = True
 
     def load_cells(self, date: dt.date) -> list[Cell]:
         raise NotImplementedError
@@ -180,9 +175,12 @@ def _links(family: Family, columns: list[Column]) -> list[dict[int, int]]:
     """For each column, which cell of the previous column each cell continues."""
     pred: list[dict[int, int]] = [{}]
     for j in range(1, len(columns)):
-        if not family.matches_across_layouts and is_legacy_date(columns[j - 1].date) != (
-            is_legacy_date(columns[j].date)
-        ):
+        # Nothing is matched across the Magic 2010 renumbering: rule numbers of the two layouts
+        # name unrelated rules (legacy 101.1 is not modern 101.1); what a 2009-07-11 rule came
+        # from is told by kb.archive.crossing, with evidence and review. Glossary terms meet
+        # again by their key (the headword), and modern chains keep the keys, so the slugs and
+        # URLs, they had before the legacy releases were loaded.
+        if is_legacy_date(columns[j - 1].date) != is_legacy_date(columns[j].date):
             pred.append({})
             continue
         pairs = family.match(

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from kb.crtext.numbers import kind_of, parent_of
 from kb.dbutil import update_rows
-from kb.models import Release, RuleNumber
+from kb.models import EraLink, Release, RuleNumber
 from rulings.models import RulingLink
 from rulings.stamp import bump as bump_stamp
 
@@ -34,6 +34,18 @@ class Numbers:
         ):
             self.spans[lid].append((start, end, number))
             self.by_number[number].append((start, end, lid))
+        # A modern rule's legacy past (kb.archive.eras): the rules of May 2009 it came from,
+        # the most alike first; links point at modern lineages, so a 2005 ruling's rule then is
+        # read through them.
+        self.origins: dict[int, list[int]] = defaultdict(list)
+        for modern, legacy in (
+            EraLink.objects.shown()
+            .exclude(modern=None)
+            .exclude(legacy=None)
+            .order_by("modern_id", "-score", "legacy_number")
+            .values_list("modern_id", "legacy_id")
+        ):
+            self.origins[modern].append(legacy)
 
     def lineage_now(self, number: str) -> int | None:
         return self.lineage_at(number, self.current)
@@ -45,6 +57,17 @@ class Numbers:
         return None
 
     def number_at(self, lineage_id: int, date: dt.date) -> str:
+        """The number the rule had on `date`; before Magic 2010, that of the legacy rule it
+        came from (empty when neither existed then)."""
+        number = self._held(lineage_id, date)
+        if not number and date < MODERN_CR:
+            for legacy in self.origins.get(lineage_id, ()):
+                number = self._held(legacy, date)
+                if number:
+                    break
+        return number
+
+    def _held(self, lineage_id: int, date: dt.date) -> str:
         for start, end, number in self.spans.get(lineage_id, ()):
             if start <= date and (end is None or date < end):
                 return number

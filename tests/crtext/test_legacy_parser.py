@@ -10,16 +10,12 @@ import pytest
 
 from kb.crtext import CRFormatError, LegacyLayoutError, parse_bytes, parse_text
 from kb.crtext.decode import decode_bytes
-from tests.conftest import CR_LEGACY, requires_shared
+from tests.conftest import CR_LEGACY, legacy_files, requires_shared
 
 pytestmark = requires_shared
 
 #: An independent count of every legacy release (how it was made: its README).
 COUNTS = Path(__file__).parent / "legacy_expected_counts.csv"
-
-
-def legacy_files() -> list[Path]:
-    return sorted(CR_LEGACY.glob("*.txt")) if CR_LEGACY.is_dir() else []
 
 
 @cache

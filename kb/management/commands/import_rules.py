@@ -18,6 +18,7 @@ from tqdm import tqdm
 from config import languages
 from kb.archive.eras import follow_imports
 from kb.archive.importer import Importer, ImportRefused, ImportResult, batched
+from kb.archive.memory import rare_collections
 from kb.archive.parsing import parse_ahead
 from kb.archive.sources import SourceError, count_sources, read_sources
 from kb.crtext import CRFormatError
@@ -90,7 +91,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         # The search index follows once, after the last release; what other apps derive from
         # the rules (the rulings' links) too, announced once for the whole batch.
-        with deferred(), batched():
+        with rare_collections(), deferred(), batched():
             self._handle(opts)
 
     def _handle(self, opts: dict) -> None:

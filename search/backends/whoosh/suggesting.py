@@ -20,7 +20,7 @@ from whoosh.fields import Schema
 from search import analysis, conf
 from search.backend import Suggestion
 from search.backends.whoosh import segments
-from search.backends.whoosh.schema import body_field, title_field
+from search.backends.whoosh.schema import OPEN_END, body_field, title_field
 
 Catalogue = segments.Catalogue
 plain = analysis.plain
@@ -120,11 +120,29 @@ def closest(word: str, dictionary: tuple[list[str], list[int]]) -> str | None:
     return min(found, key=lambda f: (f[1], -frequencies[f[2]]))[0]
 
 
+#: A word held by more documents than this is known without looking at which.
+_SURELY_KNOWN = 20
+
+
 def known(s, schema: Schema, word: str) -> bool:
-    """Whether any title or body field holds the word (as that field analyses it)."""
+    """Whether any title or body field of a document still in force holds the word (as that
+    field analyses it). A word only superseded releases printed is not one: the legacy
+    releases' typos ("abilitise", 2003-05-26) must not stop "abilty" being corrected."""
     codes = conf.codes()
     for name in [title_field(c) for c in codes] + [body_field(c) for c in codes]:
         for token in schema[name].analyzer(word, mode="query"):
-            if s.doc_frequency(name, token.text):
+            frequency = s.doc_frequency(name, token.text)
+            if frequency > _SURELY_KNOWN:
+                return True
+            if frequency and _in_force(s, name, token.text):
                 return True
     return False
+
+
+def _in_force(s, field: str, text: str) -> bool:
+    """Does a document holding the term remain valid (open-ended, or without dates)?"""
+    postings = s.postings(field, text)
+    return any(
+        s.stored_fields(docnum).get("valid_to", OPEN_END) >= OPEN_END
+        for docnum in postings.all_ids()
+    )

@@ -221,8 +221,16 @@ def test_the_all_tab_groups_rules_then_rulings_then_cards_with_more_cards(client
     shown = cards.count('<li class="hit hit-card">')
     total = client.get("/api/v1/search", {"q": "trample"}).json()["counts"]["card"]
     assert total > 900 and shown < total
-    more = re.search(r'<p class="more"><a href="([^"]+)">More cards \((\d+) in all\)', cards)
-    assert more and int(more.group(2)) == total
+    # Cards under the rules and rulings when some made the page, or the link alone when the
+    # page's twenty are all rules and rulings (trample's twentieth hit is a card or a ruling by
+    # a hair, as the index's statistics move: with the legacy releases, a ruling).
+    more = re.search(
+        r'<p class="more"><a href="([^"]+)">'
+        r"(?:More cards \((\d+) in all\)|See the cards \((\d+)\))",
+        cards,
+    )
+    assert more and int(more.group(2) or more.group(3)) == total
+    assert ("More cards" in more.group(0)) == (shown > 0)
     assert parse_qs(urlsplit(unescape(more.group(1))).query) == {"q": ["trample"], "kind": ["card"]}
     # The link leads to the cards, the best-ranked first.
     listed = _page(client, q="trample", kind="card")

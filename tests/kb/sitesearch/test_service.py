@@ -191,6 +191,9 @@ def test_did_you_mean_and_suggestions(search_index) -> None:
     nothing = search("zzxqv")
     assert nothing.results.total == 0 and not nothing.corrected
     assert search("trample").correction == ""  # a known word is not corrected
+    # A typo only a superseded release printed ("abilitise" in 2003-05-26's glossary: the same
+    # stem as "abilty") does not make the misspelling a known word.
+    assert search("abilty word").correction == "ability word"
 
 
 def test_filters_counts_and_pages(search_index) -> None:
