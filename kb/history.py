@@ -791,3 +791,34 @@ def across_2010(lineage_id: int) -> tuple[list[EraStep], list[EraStep]]:
         step(k, k.modern_number, FIRST_MODERN, new) for k in links if k.legacy_id == lineage_id
     ]
     return origins, successors
+
+
+def counterparts(number: str, date: dt.date) -> list[str]:
+    """For a number missing from the release of `date`, the rules of that release it stands
+    for across Magic 2010: asked for today's 602.2a in 2003, the 409.1a of 2003 it came from;
+    asked for 2009's 409.1a today, the rules it became (their numbers on `date`)."""
+    from kb.archive.eras import FIRST_MODERN, LAST_LEGACY
+    from kb.crtext.numbers import is_legacy_date
+    from kb.models import EraLink
+    from kb.models.versioning import valid_on
+
+    legacy_side = is_legacy_date(date)
+    other = FIRST_MODERN if legacy_side else LAST_LEGACY
+    held = RuleNumber.objects.filter(number=number)
+    lineage = held.filter(valid_on(other)).values_list("lineage_id", flat=True).first() or (
+        held.filter(valid_to__isnull=True).values_list("lineage_id", flat=True).first()
+        if legacy_side
+        else None
+    )
+    if lineage is None:
+        return []
+    links = EraLink.objects.shown()
+    if legacy_side:
+        ids = links.filter(modern_id=lineage).values_list("legacy_id", flat=True)
+    else:
+        ids = links.filter(legacy_id=lineage).values_list("modern_id", flat=True)
+    return list(
+        RuleNumber.objects.filter(valid_on(date), lineage_id__in=list(ids))
+        .order_by("sort_key")
+        .values_list("number", flat=True)
+    )

@@ -30,6 +30,7 @@ from kb.french.status import (
 from kb.history import (
     across_2010,
     cached_summary,
+    counterparts,
     diff_between,
     diff_overview,
     move_blocks,
@@ -384,6 +385,10 @@ def _missing_rule(page: _Page, number: str) -> HttpResponse:
             number=number,
             nearest=[(n, page.rule_url(n)) for n in nearest],
             elsewhere=elsewhere,
+            across=[(n, page.rule_url(n)) for n in counterparts(number, page.date)]
+            if is_number(number)
+            else [],
+            across_legacy=is_legacy_date(page.date),
         ),
         status=404,
     )

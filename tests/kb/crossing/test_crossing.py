@@ -90,6 +90,23 @@ def test_the_history_pages_show_a_rule_across_magic_2010(client: Client) -> None
 
 
 @pytest.mark.django_db
+def test_a_number_asked_on_the_other_side_of_2009_leads_to_its_counterparts(
+    client: Client,
+) -> None:
+    """Rules in force on any date: today's 602.2a asked for on January 1, 2004 is the 409.1a
+    of the release in force then; 2009's 409.1a asked for today, the rules it became."""
+    then = client.get("/en/2004-01-01/rules/602.2a/", follow=True)
+    html = then.content.decode()
+    assert then.status_code == 404
+    assert "Rules in force on January 1, 2004: the December 1, 2003 release." in html
+    assert "602.2a comes from these rules of this release:" in html
+    assert '<a href="/en/2003-12-01/rules/409.1a/">409.1a</a>' in html
+    now = client.get("/en/2009-07-11/rules/409.1a/").content.decode()
+    assert "409.1a of May 1, 2009 became these rules of this release:" in now
+    assert '<a href="/en/2009-07-11/rules/601.2a/">601.2a</a>' in now
+
+
+@pytest.mark.django_db
 def test_the_diff_across_magic_2010_says_why_nothing_is_matched(client: Client) -> None:
     html = client.get("/en/diff/2009-05-01..2009-07-11/").content.decode()
     assert "no rule is matched across it by number" in html
