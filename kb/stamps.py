@@ -14,7 +14,7 @@ from functools import lru_cache
 from django.db import connection, connections, router
 from django.db.migrations.recorder import MigrationRecorder
 
-from kb.models import GlossaryVersion, ImportRecord, Release, RuleVersion
+from kb.models import EraLink, GlossaryVersion, ImportRecord, Release, RuleVersion
 
 #: The archive's stamp as a reading request first read it (kb.web.page_cache opens the scope for
 #: GET and HEAD): the tables kept per stamp (selectors, French states, link counts) then ask
@@ -44,12 +44,13 @@ def remember(columns: Sequence[object]) -> None:
 def archive_generation() -> str:
     """Changes whenever a release is imported, replaced or removed, or a maintainer edits a
     text (keys diff and page caches: a cached page must never show a text as it was before an
-    edit), or a migration is applied (a data migration may rewrite what is derived from the
-    texts, as kb/migrations/0006 does the hashes and change flags). One query: the releases'
-    count and last import, the last import record, the latest rule and glossary edits, the
-    last migration (indexed lookups). Read where the archive's reads go (a read replica,
-    config.routers): a stamp taken from the primary while a lagging replica answers would keep
-    the replica's old rows under the new stamp."""
+    edit) or reviews a link across Magic 2010, or a migration is applied (a data migration may
+    rewrite what is derived from the texts, as kb/migrations/0006 does the hashes and change
+    flags). One query: the releases' count and last import, the last import record, the latest
+    rule and glossary edits, the last migration, the links across 2010 shown and last reviewed
+    (indexed lookups but the last, on a table of about 1,300 rows). Read where the archive's
+    reads go (a read replica, config.routers): a stamp taken from the primary while a lagging
+    replica answers would keep the replica's old rows under the new stamp."""
     memo = _request.get()
     if memo is not None and "archive" in memo:
         return memo["archive"]
@@ -78,7 +79,7 @@ def archive_column_count() -> int:
 def _archive_columns() -> tuple[str, ...]:
     """Written once per process (the page cache asks for them on every request)."""
     q = connection.ops.quote_name
-    release, rule, term, record, migration = (
+    release, rule, term, record, migration, era = (
         q(model._meta.db_table)
         for model in (
             Release,
@@ -86,8 +87,10 @@ def _archive_columns() -> tuple[str, ...]:
             GlossaryVersion,
             ImportRecord,
             MigrationRecorder.Migration,
+            EraLink,
         )
     )
+    shown = ", ".join(f"'{s}'" for s in (EraLink.Status.SURE, EraLink.Status.CONFIRMED))
     return (
         f"(SELECT COUNT(*) FROM {release})",
         f"(SELECT MAX(imported_at) FROM {release})",
@@ -95,4 +98,8 @@ def _archive_columns() -> tuple[str, ...]:
         f"(SELECT MAX(edited_at) FROM {rule})",
         f"(SELECT MAX(edited_at) FROM {term})",
         f"(SELECT MAX(id) FROM {migration})",
+        # The links across Magic 2010 (kb.archive.eras): a maintainer's verdict, or links
+        # computed again, change the history and card pages that show them.
+        f"(SELECT COUNT(*) FROM {era} WHERE status IN ({shown}))",
+        f"(SELECT MAX(reviewed_at) FROM {era})",
     )

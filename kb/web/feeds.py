@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from kb import selectors
 from kb.crtext.numbers import is_number
-from kb.history import HistoryItem, cached_summary, rule_history
+from kb.history import EraStep, HistoryItem, across_2010, cached_summary, rule_history
 from kb.models import Release
 from kb.web.formatting import kind_labels, longdate, set_name
 
@@ -101,7 +101,15 @@ class RuleHistoryFeed(Feed):
             raise Http404(_("No rule %(n)s in the current release.") % {"n": number})
         # The changes in force by now: a release to come enters the feed on its date.
         items = [i for i in rule_history(version.lineage_id, releases) if i.date <= releases.today]
-        return {"number": number, "items": items}
+        # Its past before Magic 2010 (issue 36) goes with its first entry, as on its page.
+        origins = across_2010(version.lineage_id)[0]
+        for step in origins:
+            where = reverse("kb:rule", args=[step.date.isoformat(), step.number])
+            step.url = request.build_absolute_uri(where)
+        return {
+            "number": number,
+            "items": [(item, origins if item is items[-1] else []) for item in items],
+        }
 
     def title(self, obj: dict) -> str:
         return _("History of rule %(n)s") % {"n": obj["number"]}
@@ -117,28 +125,40 @@ class RuleHistoryFeed(Feed):
     def feed_url(self, obj: dict) -> str:
         return reverse("kb:rule_feed", args=[obj["number"]])
 
-    def items(self, obj: dict) -> list[HistoryItem]:
+    def items(self, obj: dict) -> list[tuple[HistoryItem, list[EraStep]]]:
         return obj["items"]
 
-    def item_title(self, item: HistoryItem) -> str:
+    def item_title(self, entry: tuple[HistoryItem, list[EraStep]]) -> str:
+        item = entry[0]
         labels = kind_labels((get_language() or "en")[:2])
         kinds = ", ".join(str(labels.get(k, k)) for k in item.kinds)
         return f"{item.number}: {kinds} ({longdate(item.date)})"
 
-    def item_link(self, item: HistoryItem) -> str:
+    def item_link(self, entry: tuple[HistoryItem, list[EraStep]]) -> str:
+        item = entry[0]
         return reverse("kb:rule", args=[item.date.isoformat(), item.number])
 
-    def item_description(self, item: HistoryItem) -> str:
+    def item_description(self, entry: tuple[HistoryItem, list[EraStep]]) -> str:
         # The word diff is HTML built from escaped text; a move says what the rule was.
+        item, origins = entry
         parts = []
         if item.previous_number:
             parts.append(escape(_("was %(n)s") % {"n": item.previous_number}))
         if item.diff:
             parts.append(f"<p>{conditional_escape(item.diff)}</p>")
         parts += [f"<p>{conditional_escape(d)}</p>" for d in item.example_diffs]
+        for step in origins:
+            link = f'<a href="{escape(step.url)}">{escape(step.number)}</a>'
+            said = (
+                _("Before July 11, 2009: %(number)s")
+                if step.whole
+                else _("Before July 11, 2009: part of %(number)s")
+            ) % {"number": link}
+            title = f" ({escape(step.title)})" if step.title else ""
+            parts.append(f"<p>{said}{title}</p><p>{conditional_escape(step.diff)}</p>")
         return "".join(parts)
 
-    def item_updateddate(self, item: HistoryItem) -> dt.datetime:
-        return dt.datetime.combine(item.date, dt.time(), tzinfo=dt.UTC)
+    def item_updateddate(self, entry: tuple[HistoryItem, list[EraStep]]) -> dt.datetime:
+        return dt.datetime.combine(entry[0].date, dt.time(), tzinfo=dt.UTC)
 
     item_pubdate = item_updateddate

@@ -107,6 +107,37 @@ def test_a_number_asked_on_the_other_side_of_2009_leads_to_its_counterparts(
 
 
 @pytest.mark.django_db
+def test_a_rules_feed_carries_its_past_before_magic_2010(client: Client) -> None:
+    import feedparser
+
+    feed = feedparser.parse(client.get("/fr/rules/602.2a/history.atom").content)
+    assert not feed.bozo
+    *later, first = feed.entries
+    assert first.updated.startswith("2009-07-11")
+    assert (
+        'Avant le 11 juillet 2009 : une partie de <a href="http://testserver/fr/2009-05-01/rules/'
+        '409.1a/">409.1a</a> (Playing Spells and Activated Abilities)'
+    ) in first.summary
+    assert "<del>playing</del><ins>activating</ins>" in first.summary
+    assert not any("juillet 2009" in e.summary for e in later)
+
+
+@pytest.mark.django_db
+def test_legacy_releases_read_like_the_others(client: Client) -> None:
+    """Diffs between two legacy releases, a legacy rule's history within its era, and the
+    rules in force on a date of 1999."""
+    diff = client.get("/en/diff/2008-10-01..2009-02-01/").content.decode()
+    assert "14 rules reworded, 9 added, 0 removed; 6 renumbered in 4 blocks" in diff
+    history = client.get("/en/2009-05-01/rules/409.1a/history/").content.decode()
+    assert "11 changes, newest first" in history and "409.1a on April 23, 1999" in history
+    assert "this rule became" in history
+    then = client.get("/en/1999-06-01/rules/409.1a/", follow=True)
+    assert then.redirect_chain[-1][0] == "/en/1999-04-23/rules/409.1a/?on=1999-06-01"
+    assert "Rules in force on June 1, 1999: the April 23, 1999 release." in then.content.decode()
+    assert client.get("/en/1999-04-22/rules/409.1a/", follow=True).status_code == 404
+
+
+@pytest.mark.django_db
 def test_the_diff_across_magic_2010_says_why_nothing_is_matched(client: Client) -> None:
     html = client.get("/en/diff/2009-05-01..2009-07-11/").content.decode()
     assert "no rule is matched across it by number" in html
@@ -117,6 +148,9 @@ def test_the_diff_across_magic_2010_says_why_nothing_is_matched(client: Client) 
 
 @pytest.mark.django_db
 def test_a_maintainers_verdict_outlives_a_new_computation(client: Client) -> None:
+    # Read first, so that the page is cached: the verdict must reach it all the same.
+    before = client.get("/en/rules/602.2a/history/").content.decode()
+    assert 'part of <a href="/en/2009-05-01/rules/409.1a/">409.1a</a>' in before
     shown = EraLink.objects.get(legacy_number="409.1a", modern_number="602.2a")
     review(shown, confirm=False, user="judge")
     proposal = EraLink.objects.filter(status=EraLink.Status.PROPOSED).first()
