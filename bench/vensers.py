@@ -161,6 +161,15 @@ SAME_RULE = 0.5
 SAME_NUMBER_REWRITE = 0.33
 #: A text this similar to another rule's than to its own number's is that rule's text.
 SAME_TEXT = 0.9
+#: A text whose words are this much another's was carved out of it (a part of a split rule).
+CARVED = 0.8
+
+
+def carved_from(part: str, whole: str) -> bool:
+    """Whether most of `part`'s words are `whole`'s: one part of a rule split in several."""
+    wp = set(_WORD_RE.findall(text_key(part).lower()))
+    wh = set(_WORD_RE.findall(text_key(whole).lower()))
+    return bool(wp) and len(wp & wh) >= CARVED * len(wp)
 
 
 # -- our releases -----------------------------------------------------------------------------
@@ -330,6 +339,7 @@ T_TYPO = "theirs: typography counted as wording"
 T_SKIPPED = "theirs: a release of ours they skip (partial pair)"
 T_MISSED = "theirs: a removal or addition they do not list (its text nowhere on the other side)"
 E_MERGE = "either: a rule merged into one that goes on (theirs moved, ours removed)"
+E_SPLIT = "either: a rule split in parts, each side going on as another part"
 O_PARENT = "ours: move to a new parent as removed+added"
 O_REWRITE = "ours: same-number rewrite as removed+added"
 O_SYMBOLS = "ours: symbols counted as wording"
@@ -347,6 +357,7 @@ CAUSES = (
     T_SKIPPED,
     T_MISSED,
     E_MERGE,
+    E_SPLIT,
     O_PARENT,
     O_REWRITE,
     O_SYMBOLS,
@@ -525,6 +536,14 @@ def _their_cause(
                 return pair[1]
             if old.lineage not in b.by_lineage and new.lineage in a.by_lineage:
                 return E_MERGE  # the old rule ended; the one it went into was there before
+            went_on = b.by_lineage.get(old.lineage)
+            if (
+                went_on is not None
+                and new.lineage not in a.by_lineage
+                and carved_from(new.text, old.text)
+                and carved_from(went_on.text, old.text)
+            ):
+                return E_SPLIT  # both new rules are parts of the old one; we follow the other
         if similarity(entry.old.text, entry.new.text) < SAME_RULE:
             return T_PAIRS
         if (
@@ -642,6 +661,7 @@ SHORT = {
     T_SKIPPED: "T-skip",
     T_MISSED: "T-miss",
     E_MERGE: "E-merge",
+    E_SPLIT: "E-split",
     O_PARENT: "O-parent",
     O_REWRITE: "O-rewrite",
     O_SYMBOLS: "O-symbol",

@@ -35,6 +35,13 @@ MOVED_LEAD = 0.1
 REWRITE_THRESHOLD = 0.25
 #: Leftovers of a rule whose steps were rewritten (see _match_steps_rewritten).
 STEP_THRESHOLD = 0.3
+#: A rule split in parts (see _match_split): each part this much made of the old rule's
+#: words, the parts together this much of them, each part bringing words of its own.
+SPLIT_PART_WITHIN = 0.8
+SPLIT_COVER = 0.7
+SPLIT_OWN_WORDS = 3
+#: Words an entry needs before its words are weighed as a whole rule's (_match_split).
+SPLIT_MIN_WORDS = 8
 
 
 @dataclass(slots=True)
@@ -199,6 +206,7 @@ def match_rules(a: Sequence[Item], b: Sequence[Item]) -> list[tuple[int, int]]:
     _match_moved(a, b, da, db, pairs, used_b)
     _match_rewritten(a, b, da, db, pairs, used_b)
     _match_steps_rewritten(a, b, da, db, pairs, used_b)
+    _match_split(a, b, da, db, pairs, used_b)
     return sorted(pairs.items())
 
 
@@ -345,6 +353,49 @@ def _match_steps_rewritten(
             continue
         pairs[i] = j
         used_b.add(j)
+
+
+def _match_split(
+    a: Sequence[Item], b: Sequence[Item], da: _Doc, db: _Doc, pairs: dict, used_b: set
+) -> None:
+    """A leftover rule whose words went into several new entries of its (matched) chapter,
+    each of them carved out of it (Amonkhet's 708.2a became 708.3 and 708.3a; The Brothers'
+    War's meld pairs, 713.1a, became 713.2 and a subrule per pair): the old rule goes on
+    as the part holding most of its words, the others are new. Parts must each bring words
+    the others lack: boilerplate shared by sibling keywords ("Multiple instances of … are
+    redundant") is no split."""
+    kinds = ("rule", "subrule")
+    chapter_a = {a[i].number: i for i in da.by_kind["chapter"]}
+    left_b: dict[str, list[int]] = defaultdict(list)  # by chapter number
+    for k in kinds:
+        for j in db.by_kind[k]:
+            if j not in used_b and len(analyse(b[j].text).tokens) >= SPLIT_MIN_WORDS - 2:
+                left_b[b[j].number.split(".")[0]].append(j)
+    for k in kinds:
+        for i in da.by_kind[k]:
+            words = analyse(a[i].text).tokens
+            if i in pairs or len(words) < SPLIT_MIN_WORDS:
+                continue
+            chapter = pairs.get(chapter_a.get(a[i].number.split(".")[0], -1))
+            if chapter is None:
+                continue
+            shares = {}
+            for j in left_b.get(b[chapter].number, []):
+                tokens = analyse(b[j].text).tokens
+                if j not in used_b and len(words & tokens) >= SPLIT_PART_WITHIN * len(tokens):
+                    shares[j] = words & tokens
+            parts = {
+                j: shared
+                for j, shared in shares.items()
+                if len(shared - set().union(*(s for y, s in shares.items() if y != j)))
+                >= SPLIT_OWN_WORDS
+            }
+            covered = set().union(*parts.values()) if parts else set()
+            if len(parts) < 2 or len(covered) < SPLIT_COVER * len(words):
+                continue
+            j = max(parts, key=lambda j: (len(parts[j]), -j))  # the first of equals
+            pairs[i] = j
+            used_b.add(j)
 
 
 def _match_chapters(

@@ -207,3 +207,59 @@ def test_kaladesh_s_rewritten_steps_keep_their_lineage(archive) -> None:
     )
     removed = {i.old_number for i in diff.items if i.old_number and not i.new_number}
     assert not removed & set(KLD_STEPS)
+
+
+#: Rules split in parts, each part carved out of the old text: the old rule goes on as the
+#: part holding most of its words, the other parts are new (the dates: the pair's two sides).
+SPLITS = [
+    # Amonkhet's split cards: "chooses which half" became 708.3, "only that half" 708.3a.
+    (dt.date(2017, 1, 20), "708.2a", dt.date(2017, 4, 28), "708.3", ["708.3a"]),
+    # The Brothers' War's meld pairs: the list of pairs became a subrule per pair.
+    (dt.date(2022, 10, 7), "713.1a", dt.date(2022, 11, 18), "713.2", ["713.2a", "713.2c"]),
+    # Kaladesh's look-back triggers: 603.6d became 603.10 and a subrule per kind of trigger.
+    (dt.date(2016, 9, 30), "603.6d", dt.date(2016, 11, 11), "603.10", ["603.10a", "603.10g"]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_rule_split_in_parts_goes_on_as_its_largest_part(archive) -> None:
+    for before, old, after, new, others in SPLITS:
+        assert lineage(old, before) == lineage(new, after), (old, new)
+        for other in others:
+            assert lineage(other, after) != lineage(old, before), other
+        diff = diff_between(
+            Release.objects.get(effective_date=before), Release.objects.get(effective_date=after)
+        )
+        assert old not in {i.old_number for i in diff.items if not i.new_number}, old
+
+
+def test_boilerplate_shared_by_sibling_keywords_is_no_split() -> None:
+    """2004-10-01: snow-covered's "Multiple instances … are redundant" left chapter 502; the
+    same sentence under vigilance and defender is not where it went."""
+    a = _items(
+        ("502", "chapter", "Keyword Abilities"),
+        ("502.14", "rule", "Snow-covered"),
+        (
+            "502.14d",
+            "subrule",
+            "Multiple instances of snow-covered on the same land are redundant.",
+        ),
+    )
+    b = _items(
+        ("502", "chapter", "Keyword Abilities"),
+        ("502.14", "rule", "Vigilance"),
+        (
+            "502.14c",
+            "subrule",
+            "Multiple instances of vigilance on the same creature are redundant.",
+        ),
+        ("502.41", "rule", "Defender"),
+        (
+            "502.41c",
+            "subrule",
+            "Multiple instances of defender on the same creature are redundant.",
+        ),
+    )
+    pairs = {a[i].number: b[j].number for i, j in match_rules(a, b)}
+    assert "502.14d" not in pairs

@@ -43,7 +43,7 @@ def test_their_set_codes_land_on_our_releases(pairs: dict[str, vensers.Pair]) ->
 FIXED = (vensers.O_PARENT, vensers.O_REWRITE, vensers.O_SYMBOLS, vensers.O_REFERENCE)
 
 
-@pytest.mark.parametrize("label", ["MH1-M20", "GRN-RNA", "RNA-WAR-MH1"])
+@pytest.mark.parametrize("label", ["MH1-M20", "GRN-RNA", "RNA-WAR-MH1", "AER-AKH", "KLD-C16"])
 def test_the_pairs_issue_34_named_show_none_of_our_faults(
     pairs: dict[str, vensers.Pair], label: str
 ) -> None:
@@ -64,3 +64,17 @@ def test_a_removal_they_do_not_list_is_theirs_to_miss(pairs: dict[str, vensers.P
             f.ours[0].old_number: f.cause for f in report.findings if f.entry is None and f.ours
         }
         assert causes[number] == vensers.T_MISSED, (label, number)
+
+
+def test_a_split_rule_is_either_sides_reading(pairs: dict[str, vensers.Pair]) -> None:
+    """Amonkhet split 708.2a in two: "chooses which half" became 708.3, "only that half"
+    708.3a. We follow it into the part holding most of its words, Venser's Journal into the
+    other: either reading holds. Kaladesh's 603.6d became 603.10 and its subrules: agreed."""
+    report = vensers.compare(pairs["AER-AKH"])
+    causes = {f.entry.old.number: f.cause for f in report.findings if f.entry and f.entry.old}
+    assert causes["708.2a"] == vensers.E_SPLIT
+    agreed = vensers.compare(pairs["KLD-C16"])
+    assert any(
+        f.category == vensers.AGREED and f.entry.old and f.entry.old.number == "603.6d"
+        for f in agreed.findings
+    )
