@@ -391,14 +391,46 @@ def _rebuild_table(table: Table, t: int, window: _Window, doomed: Sequence[int])
     groups = _group_cells(t, window)
     _reuse_rows(groups)
     plan = _plan_rows(table, t, window, groups)
+    kept = set(groups.row_of)  # the rows created below are new ids: never dead
+    dead = sorted({rid for rid in [*groups.old, *doomed] if rid not in kept})
+    _step_aside(table, plan, groups, dead)
     _write_rows(table, plan, groups.row_of)
     _mirror_new_columns(t, window, groups, plan.interval)
     touched = plan.touched | _follow_after_window(table, window)
-    kept = set(groups.row_of)
-    dead = sorted({rid for rid in [*groups.old, *doomed] if rid not in kept})
     for chunk in chunks(dead):
         table.model.objects.filter(id__in=chunk).delete()
     return touched
+
+
+#: Where a row waits while another takes its place (_step_aside): no release is that old.
+_ASIDE = dt.date(1, 1, 1)
+
+
+def _step_aside(table: Table, plan: _Plan, groups: _Groups, dead: Sequence[int]) -> None:
+    """Rows trading places (two lineages exchanging versions when a new match crosses their
+    chains: removing 2020-11-20 between its neighbours swaps 2021-02-05's 700.x rows) would
+    meet on the unique (lineage, valid_from) one statement before the other leaves, and a
+    row may take the place of one deleted only afterwards: those rows first step aside to a
+    placeholder date of their own, then take their final place."""
+    targets = {(u[2], u[0]): u[-1] for u in plan.updates}
+    for _g, values, _src, _copied in plan.creates:
+        targets[(values[-1], values[-3])] = None
+    if not targets:
+        return
+    held = {rid: (lineage, slot.old_from) for rid, (slot, lineage) in groups.old.items()}
+    unseen = [rid for rid in dead if rid not in held]  # a removed release's own rows
+    for chunk in chunks(unseen):
+        for rid, lineage, valid_from in table.model.objects.filter(id__in=chunk).values_list(
+            "id", table.lineage_attr, "valid_from"
+        ):
+            held[rid] = (lineage, valid_from)
+    leaving = {u[-1] for u in plan.updates} | set(dead)
+    aside = [rid for rid in leaving if rid in held and targets.get(held[rid], rid) != rid]
+    update_rows(
+        table.model,
+        ["valid_from", "valid_to"],
+        [(_ASIDE + dt.timedelta(days=k), None, rid) for k, rid in enumerate(sorted(aside))],
+    )
 
 
 def _group_cells(t: int, window: _Window) -> _Groups:

@@ -204,6 +204,24 @@ def test_inserting_and_removing_a_release_between_two_loaded_ones() -> None:
 
 @requires_shared
 @pytest.mark.slow
+def test_removing_a_release_whose_neighbours_trade_rows() -> None:
+    """Without Commander Legends (2020-11-20), 2020-08-07 and 2021-02-05 match so that two
+    lineages exchange their 2021-02-05 versions (700.x on different names): each row takes the
+    place the other leaves, which the unique (lineage, valid_from) once refused mid-update
+    (an IntegrityError, and `import_rules --rematch` of the archive stopped there)."""
+    a, b, c = (CR_EN / f"{d}.txt" for d in ("2020-08-07", "2020-11-20", "2021-02-05"))
+    for path in (a, b, c):
+        _import(Importer(), path)
+    Importer().remove(dt.date(2020, 11, 20))
+    without_b = snapshot()
+    clear_archive()
+    for path in (a, c):
+        _import(Importer(), path)
+    assert snapshot() == without_b
+
+
+@requires_shared
+@pytest.mark.slow
 def test_replacing_a_release_in_the_middle(tmp_path: Path) -> None:
     dates = ("2024-04-12", "2024-06-07", "2024-07-30")
     importer = Importer()
