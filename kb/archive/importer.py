@@ -162,15 +162,25 @@ class Importer:
             self._last = (doc.effective_date, cells)
         return result
 
-    def remove(self, effective_date: dt.date) -> None:
-        """Remove a release; its neighbours are re-linked as if it had never been imported."""
+    def remove(self, effective_date: dt.date, *, force: bool = False) -> None:
+        """Remove a release; its neighbours are re-linked as if it had never been imported.
+
+        Maintainers' work on rows that only this release holds (a French text, a correction,
+        an added example) would go with it: the removal is refused, naming each piece, unless
+        `force`, and then the import record keeps them (as a forced replacement does)."""
         self._last = None
         with transaction.atomic():
             release = Release.objects.filter(effective_date=effective_date).first()
             if release is None:
                 raise ImportRefused(f"no release effective {effective_date.isoformat()} is loaded")
+            work = ledger.take()
             changes = Changes([effective_date])
             _remove(release, touched=changes)
+            lost = ledger.missing(work, removed=effective_date)
+            if lost and not force:
+                raise ImportRefused(
+                    _lost_message(f"removing {effective_date.isoformat()}", lost, "remove")
+                )
             ImportRecord.objects.create(
                 effective_date=effective_date,
                 lang="en",
@@ -179,6 +189,7 @@ class Importer:
                 action=ImportRecord.Action.REMOVED,
                 counts=release.counts,
                 user=self.user[:150],
+                lost=lost,
             )
             _reindex()
             transaction.on_commit(
@@ -296,11 +307,15 @@ def _lineage_of(version_id: int) -> int:
     return RuleVersion.objects.filter(pk=version_id).values_list("lineage_id", flat=True).get()
 
 
-def _lost_message(what: str, lost: list[dict[str, Any]]) -> str:
-    lines = [
-        f"{what}: replacing would lose maintainers' work ({len(lost)} item(s)); "
-        "nothing was changed. Use --force to replace anyway (the import record keeps them):"
-    ]
+def _lost_message(what: str, lost: list[dict[str, Any]], verb: str = "replace") -> str:
+    then = {
+        "replace": "replacing would lose maintainers' work ({n} item(s)); nothing was changed. "
+        "Use --force to replace anyway (the import record keeps them):",
+        "remove": "removing would lose maintainers' work ({n} item(s)), held by this release "
+        "only; nothing was changed. Copy it where it should go first, or remove with force "
+        "(the import record keeps them):",
+    }[verb]
+    lines = [f"{what}: " + then.format(n=len(lost))]
     for item in lost[:50]:
         where = item.get("rule") or item.get("glossary") or ""
         releases = item.get("releases") or []

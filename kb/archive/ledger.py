@@ -352,16 +352,25 @@ def where_now(before: Ledger, also: Iterable[dt.date] = ()) -> dict[Work, dict[d
     return out
 
 
-def missing(before: Ledger) -> list[dict[str, Any]]:
+#: Why work is missing after a release was removed: its row held that release only.
+REMOVED_WITH_RELEASE = "it applied to the removed release only"
+
+
+def missing(before: Ledger, *, removed: dt.date | None = None) -> list[dict[str, Any]]:
     """The work of `before` no longer where it applied, as import-record items: one per piece of
-    work and reason, with the releases it is missing from (JSON-serialisable)."""
+    work and reason, with the releases it is missing from (JSON-serialisable).
+
+    With `removed` (a release removed since `before`): work that applied to other releases too
+    is missing only if it left one of those (that release's own place went with it); work
+    that applied to the removed release only went with it, and is listed so."""
     if not before.work:
         return []
     after = _After(before)
     grouped: dict[tuple, dict[str, Any]] = {}
     for work in before.work:
-        for place in work.places:
-            reason = after.why_not(work, place)
+        kept = [p for p in work.places if p.release != removed]
+        for place in kept or work.places:
+            reason = after.why_not(work, place) if kept else REMOVED_WITH_RELEASE
             if not reason:
                 continue
             key = (work, reason)

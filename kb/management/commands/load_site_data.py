@@ -92,7 +92,9 @@ class Command(BaseCommand):
                     self.stdout.write(f"Removing the {len(demo)} demo releases loaded earlier …")
                     importer = Importer()
                     for date in demo:
-                        importer.remove(date)
+                        # The real archive replaces the demo: work on a demo release goes,
+                        # kept in its import record (the admin's Import records list it).
+                        importer.remove(date, force=True)
                 # The legacy releases (1999 to May 2009) first: one run in date order.
                 legacy = rules.parent / "en-legacy"
                 folders = [legacy, rules] if legacy.is_dir() else [rules]

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from kb.archive import editing
+from kb.archive.importer import Importer
 from kb.models import (
     Example,
     GlossaryVersion,
@@ -278,6 +279,48 @@ def test_deleting_a_release_in_the_admin_goes_through_the_removal_path(staff: Cl
     lineage = RuleNumber.objects.as_of(date).get(number="602.2a").lineage_id
     assert RuleVersion.objects.as_of(date).filter(lineage_id=lineage).count() == 1
     assert ImportRecord.objects.filter(action="removed").count() == 1
+
+
+def _held_by_one_release() -> RuleVersion:
+    """A rule version of the demo set that exactly one release holds (between two others)."""
+    dates = sorted(Release.objects.values_list("effective_date", flat=True))
+    for earlier, date, later in zip(dates, dates[1:], dates[2:], strict=False):
+        version = RuleVersion.objects.filter(valid_from=date, valid_to=later).first()
+        if version is not None:
+            assert version.valid_from > earlier
+            return version
+    raise AssertionError("no version held by one release only in the demo set")
+
+
+def test_removing_a_release_would_not_take_a_maintainers_work_with_it(staff: Client) -> None:
+    """A French text on a version only that release holds goes with the release: the admin's
+    delete is refused, naming it, and nothing changes; forced, the import record keeps it. A
+    French text on a version other releases hold too stays (its interval shrinks)."""
+    alone = _held_by_one_release()
+    date = alone.valid_from
+    editing.edit_rule_version(version=alone, user="ann", text_fr="Texte seul.")
+    number = RuleNumber.objects.as_of(date).get(lineage_id=alone.lineage_id).number
+    release = Release.objects.get(effective_date=date)
+    page = staff.post(f"/admin/kb/release/{release.pk}/delete/", {"post": "yes"}, follow=True)
+    said = page.content.decode()
+    assert "removing would lose maintainers&#x27; work (1 item(s))" in said
+    assert f"{number} French text: it applied to the removed release only" in said
+    assert Release.objects.filter(effective_date=date).exists()
+    assert RuleVersion.objects.get(pk=alone.pk).text_fr == "Texte seul."
+    assert not ImportRecord.objects.filter(action="removed").exists()
+    Importer(user="ann").remove(date, force=True)
+    record = ImportRecord.objects.get(action="removed")
+    assert [(i["what"], i["text_fr"]) for i in record.lost] == [("French text", "Texte seul.")]
+    # A version that other releases hold too keeps its French when one of them goes.
+    dates = list(Release.objects.values_list("effective_date", flat=True))
+
+    def held(v: RuleVersion) -> list[dt.date]:
+        return [d for d in dates if v.valid_from <= d and (v.valid_to is None or d < v.valid_to)]
+
+    spanning = next(v for v in RuleVersion.objects.order_by("pk") if len(held(v)) >= 3)
+    editing.edit_rule_version(version=spanning, user="ann", text_fr="Texte durable.")
+    Importer().remove(held(spanning)[1])
+    assert RuleVersion.objects.filter(lineage_id=spanning.lineage_id, text_fr="Texte durable.")
 
 
 def _replaced(tmp_path: Path, old: str, new: str) -> Path:
