@@ -194,6 +194,16 @@ def test_the_engine_migrations_depend_on_no_app() -> None:
     assert (ROOT / "search" / "migrations" / "0001_initial.py").is_file()
 
 
+@pytest.mark.django_db
+def test_every_model_change_has_its_migration() -> None:
+    """A field added to a model without its migration (or to a tracked model without the
+    audit app's history migration) breaks `migrate` on a database made before it: the
+    audit app's history of ruling links once lagged a new link kind this way."""
+    from django.core.management import call_command
+
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
 #: Private names of other libraries that are imported on purpose, each with its reason.
 FOREIGN_PRIVATE = {
     # The regex parser of the standard library: reading a pattern's required literals has no

@@ -32,7 +32,16 @@ from kb.models.versioning import EDIT_FIELDS, valid_on
 
 # What is carried of a rule or glossary version (with its id and lineage or term), and of an
 # example (with its position and origin).
-_TEXT_FIELDS = ("text_en", "text_fr", "fr_status", "fr_release_id", *EDIT_FIELDS)
+_TEXT_FIELDS = (
+    "text_en",
+    "text_fr",
+    "fr_status",
+    "fr_release_id",
+    "folded_hash",
+    "fr_translates_text",
+    "fr_translates_hash",
+    *EDIT_FIELDS,
+)
 _EXAMPLE_TEXT_FIELDS = ("text_en", "text_fr", *EDIT_FIELDS)
 _EXAMPLE_FIELDS = ("position", "origin", *_EXAMPLE_TEXT_FIELDS)
 
@@ -209,11 +218,20 @@ def _restore_text(
     for the same entry. The French text goes back unless the new row has one of its own; the
     correction only where the source still prints the text it corrects. Returns whether the
     English text changed."""
-    new = model.objects.filter(pk=vid).values("text_en", "text_fr").get()
+    new = model.objects.filter(pk=vid).values("text_en", "text_fr", "folded_hash").get()
+    corrected = row["en_edited"] and new["text_en"] == row["source_text"]
     if (row["text_fr"] or row["fr_status"] or row["fr_edited"]) and not new["text_fr"]:
-        _put_french(model, vid, row)
+        # The English the French was read against, when the new row prints another (and no
+        # correction of the same official text puts it back): the French is then stale.
+        reworded = not corrected and new["folded_hash"] != row["folded_hash"]
+        translates = (
+            (row["fr_translates_text"], row["fr_translates_hash"])
+            if row["fr_translates_hash"]
+            else ((row["text_en"], row["folded_hash"]) if reworded else ("", ""))
+        )
+        _put_french(model, vid, row, translates)
         carried.count("glossary French texts" if glossary else "French texts")
-    if row["en_edited"] and new["text_en"] == row["source_text"]:
+    if corrected:
         update_rows(
             model,
             ["text_en", "text", "source_text", "en_edited", "edited_by", "edited_at"],
@@ -286,10 +304,19 @@ def _printed_example(
     return next((p for p in same if p.position == position), same[0] if same else None)
 
 
-def _put_french(model: type, vid: int, row: dict[str, Any]) -> None:
+def _put_french(model: type, vid: int, row: dict[str, Any], translates: tuple[str, str]) -> None:
     update_rows(
         model,
-        ["text_fr", "fr_status", "fr_release", "fr_edited", "edited_by", "edited_at"],
+        [
+            "text_fr",
+            "fr_status",
+            "fr_release",
+            "fr_edited",
+            "edited_by",
+            "edited_at",
+            "fr_translates_text",
+            "fr_translates_hash",
+        ],
         [
             (
                 row["text_fr"],
@@ -298,6 +325,7 @@ def _put_french(model: type, vid: int, row: dict[str, Any]) -> None:
                 row["fr_edited"],
                 row["edited_by"],
                 row["edited_at"],
+                *translates,
                 vid,
             )
         ],

@@ -155,6 +155,10 @@ def _french_meta(
         raise ValidationError(
             {"fr_status": f"{label}: a French status needs a French text (leave it empty)."}
         )
+    if (text_changed or changed) and getattr(obj, "fr_translates_hash", ""):
+        # A maintainer who rewrote the French, or set its status or release, has read it
+        # against this row's English: the English a replacement left it on is no longer kept.
+        obj.fr_translates_text, obj.fr_translates_hash = "", ""
     return changed
 
 

@@ -578,7 +578,16 @@ def _store(alignment: Alignment, result: FrenchImportResult) -> set[int]:
         v.text_fr = text
         v.fr_status = FrenchStatus.OFFICIAL
         v.fr_release = release
-        v.save(update_fields=["text_fr", "fr_status", "fr_release"])
+        v.fr_translates_text, v.fr_translates_hash = "", ""  # it translates this row's English
+        v.save(
+            update_fields=[
+                "text_fr",
+                "fr_status",
+                "fr_release",
+                "fr_translates_text",
+                "fr_translates_hash",
+            ]
+        )
         for ex, fr_text in zip(examples[v.pk], french_examples, strict=False):
             if ex.text_fr != fr_text:
                 ex.text_fr = fr_text

@@ -70,10 +70,14 @@ def _french(row: dict[str, Any], release_dates: dict[int, dt.date]) -> dict[str,
     """The French text's status and the English release it translates (None: no French)."""
     if not row["fr_status"] and not row["fr_release_id"]:
         return None
-    return {
+    out = {
         "status": row["fr_status"],
         "translates": _iso(release_dates.get(row["fr_release_id"])),
     }
+    if row.get("fr_translates_hash"):  # a replacement reworded the English under it
+        out["translated_english"] = row["fr_translates_text"]
+        out["translated_hash"] = row["fr_translates_hash"]
+    return out
 
 
 class ArchiveReader:
@@ -104,6 +108,8 @@ class ArchiveReader:
             "text_fr",
             "fr_status",
             "fr_release_id",
+            "fr_translates_text",
+            "fr_translates_hash",
             "change",
             "wording_since",
             "valid_from",
@@ -465,6 +471,8 @@ def _version_fields(
         "wording_since": _date(value["wording_since"]) or start,
         "fr_status": french.get("status", ""),
         "fr_release_id": release_of.get(translates) if translates else None,
+        "fr_translates_text": french.get("translated_english", ""),
+        "fr_translates_hash": french.get("translated_hash", ""),
         "valid_from": start,
         "valid_to": end,
         **_edit_fields(value["edited"]),

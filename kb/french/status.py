@@ -7,7 +7,8 @@ on the English version it translates (the French import never copies it forward)
 version shown in a release the answer reads the lineage's earlier versions too:
 
 - the shown version has French: it is current unless its `fr_release` names an English text
-  that differs from the shown one;
+  that differs from the shown one, or a replacement reworded the English under it (the English
+  it translates is then kept on the row, `fr_translates_text`);
 - it has none, but an earlier version of the same lineage has: that French is shown, stale
   when the English changed since (typography-only changes do not count: the folded hashes the
   archive keeps are compared, so the 2019 quote changes leave a 2010 French text current);
@@ -158,6 +159,7 @@ _FIELDS = (
     "text_fr",
     "fr_status",
     "fr_edited",
+    "fr_translates_hash",
 )
 
 
@@ -185,7 +187,7 @@ def _rows(lineage_ids: Iterable[int] | None, date: dt.date, texts: bool) -> list
         )
     return list(
         qs.order_by("lineage_id", "valid_from").values(
-            *_FIELDS, "translates", *(["en"] if texts else [])
+            *_FIELDS, "translates", *(["en", "fr_translates_text"] if texts else [])
         )
     )
 
@@ -201,13 +203,19 @@ def _state(versions: list[dict[str, Any]], shown: dict[str, Any], english: str) 
     # The English the French translates: the version valid in its release (the holder itself
     # for an imported text; a maintainer may name another release of the same lineage).
     source = next((v for v in upto if row_valid_on(v, translates)), holder)
-    stale = source["folded_hash"] != shown["folded_hash"]
+    # The English it was read against: that release's version, or the English a replacement
+    # reworded under it (kept on the holder: no row prints it any more).
+    kept = holder.get("fr_translates_hash") or ""
+    against = kept or source["folded_hash"]
+    stale = against != shown["folded_hash"]
     changed_in = None
     if stale:
-        later = [v for v in upto if v["valid_from"] > source["valid_from"]]
-        changed_in = next(
-            (v["valid_from"] for v in later if v["folded_hash"] != source["folded_hash"]), None
+        later = (
+            [v for v in upto if v["valid_from"] >= holder["valid_from"]]
+            if kept
+            else [v for v in upto if v["valid_from"] > source["valid_from"]]
         )
+        changed_in = next((v["valid_from"] for v in later if v["folded_hash"] != against), None)
     return FrenchText(
         holder["fr_status"] or FrenchStatus.UNOFFICIAL.value,
         text=holder["text_fr"],
@@ -217,7 +225,11 @@ def _state(versions: list[dict[str, Any]], shown: dict[str, Any], english: str) 
         english_changed_in=changed_in,
         # A maintainer's French naming another version's release: that version's English is
         # not read (it holds no French), the holder's stands in for it.
-        translated_english=(source.get("en") or holder.get("en", "")) if stale else "",
+        translated_english=(
+            (holder.get("fr_translates_text") if kept else source.get("en")) or holder.get("en", "")
+        )
+        if stale
+        else "",
         shown_english=english,
         edited=bool(holder["fr_edited"]),
     )

@@ -104,6 +104,20 @@ class TextVersionBase(IntervalBase):
         help_text=_("The English release the French text translates."),
     )
     fr_status = models.CharField(max_length=12, choices=FrenchStatus.choices, blank=True)
+    # A replacement that rewords the English of the very release a French text translates
+    # leaves no row holding the English it was written against: that English is kept here,
+    # with its folded hash, so that the French reads as stale (kb.french.status). Empty: the
+    # French translates the row's own English, or its `fr_release`'s.
+    fr_translates_text = models.TextField(
+        _("English the French translates"),
+        blank=True,
+        db_default="",
+        help_text=_(
+            "Kept when a replacement reworded the English under an existing French text "
+            "(empty: the French translates this row's English)."
+        ),
+    )
+    fr_translates_hash = models.CharField(max_length=16, blank=True, db_default="")
     # What a maintainer changed, kept apart from what the official source says, so that an
     # import can tell the two apart and carry the maintainer's work over (kb.archive.editing writes
     # them).

@@ -351,8 +351,47 @@ def test_replace_keeps_french_texts_added_examples_and_lineages(demo, tmp_path: 
     assert Release.objects.get(effective_date=CURRENT).pk == release_id
     record = ImportRecord.objects.get(action="replaced")
     assert record.carried["French texts"] == 1 and record.lost == []
+    from kb.french.status import french_states
+
+    assert french_states([new], CURRENT)[new.pk].state == "reviewed"  # its words unchanged
     # Idempotent: the same file again changes nothing.
     assert "unchanged" in run("import_rules", str(path), "--replace")
+
+
+def test_a_french_text_carried_onto_a_reworded_rule_reads_as_stale(demo, tmp_path: Path) -> None:
+    """A replacement that rewords the English of the release a French text translates leaves
+    no row printing the English it was read against: the French is carried (never lost) and
+    reads as stale, with that English kept for the diff, until a maintainer reads it again
+    (one whose rule kept its words stays current: the test above)."""
+    import gzip
+    import json
+
+    from kb.french.status import french_states, release_french_states
+
+    reworded = version_of("602.2a")
+    assert reworded.valid_from == CURRENT  # re-created by a replacement
+    english = reworded.text_en
+    editing.edit_rule_version(version=reworded, user="ann", text_fr="Texte.", fr_status="reviewed")
+    path = _replaced(tmp_path, "is being activated from a hidden zone", "comes from a hidden zone")
+    run("import_rules", str(path), "--replace")
+    new = version_of("602.2a")
+    states = french_states([new], CURRENT)
+    assert (states[new.pk].state, states[new.pk].text) == ("stale", "Texte.")
+    assert states[new.pk].translated_english == english != new.text_en
+    assert states[new.pk].english_changed_in == CURRENT
+    assert release_french_states(CURRENT)[new.pk].stale  # the translators' worklist too
+    # The bulk export keeps the English it was read against (and its import restores it).
+    run("export_data", "--out", str(tmp_path / "export"))
+    data = json.loads(
+        gzip.decompress((tmp_path / "export/releases/2025-06-06.json.gz").read_bytes())
+    )
+    french = next(r["french"] for r in data["rules"] if r["number"] == "602.2a")
+    assert french["translated_english"] == english
+    # Read again by a maintainer: current.
+    editing.edit_rule_version(version=new, user="bob", text_fr="Texte revu.")
+    new = version_of("602.2a")
+    assert not french_states([new], CURRENT)[new.pk].stale
+    assert (new.fr_translates_text, new.fr_translates_hash) == ("", "")
 
 
 def test_replace_refuses_to_lose_work_unless_forced(demo, tmp_path: Path) -> None:
