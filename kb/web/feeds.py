@@ -23,14 +23,51 @@ from kb.history import EraStep, HistoryItem, across_2010, cached_summary, rule_h
 from kb.models import Release
 from kb.web.formatting import kind_labels, longdate, set_name
 
-#: Releases in the feed: the latest ones (each summary is a diff, cached per archive state).
+#: Releases in a page of the feed: the latest ones first (each summary is a diff, cached per
+#: archive state); older pages (`?page=2`…) reach back to 1999.
 RELEASES_IN_FEED = 20
 
 
+class PagedAtomFeed(Atom1Feed):
+    """Atom with RFC 5005's paging links (first, previous, next, last): a feed reader follows
+    the newest page, an archive walker the `next` links back to the first release."""
+
+    def add_root_elements(self, handler) -> None:
+        super().add_root_elements(handler)
+        for rel, href in self.feed.get("paging", {}).items():
+            handler.addQuickElement("link", "", {"rel": rel, "href": href})
+
+
 class ReleasesFeed(Feed):
-    feed_type = Atom1Feed
-    page_cache_reads = frozenset()  # no query parameter (kb.web.page_cache.reads)
+    feed_type = PagedAtomFeed
+    page_cache_reads = frozenset({"page"})  # kb.web.page_cache.reads
     author_name = "Rules KB"
+
+    def get_object(self, request: HttpRequest) -> dict:
+        """The page asked for (`?page=`, 1 the newest): a number past the last, or not a
+        number, is a 404, as on the site's other paged lists."""
+        releases = selectors.Releases.load().in_force_now  # oldest first
+        pairs = [(r, releases[i - 1] if i else None) for i, r in enumerate(releases)][::-1]
+        last = max(1, -(-len(pairs) // RELEASES_IN_FEED))
+        asked = request.GET.get("page", "1")
+        if not asked.isdigit() or not 1 <= int(asked) <= last:
+            raise Http404(_("No such page of the feed."))
+        page = int(asked)
+        start = (page - 1) * RELEASES_IN_FEED
+        base = request.build_absolute_uri(reverse("kb:releases_feed"))
+
+        def at(n: int) -> str:
+            return base if n == 1 else f"{base}?page={n}"
+
+        paging = {"first": at(1), "last": at(last)}
+        if page > 1:
+            paging["previous"] = at(page - 1)
+        if page < last:
+            paging["next"] = at(page + 1)
+        return {"pairs": pairs[start : start + RELEASES_IN_FEED], "paging": paging, "page": page}
+
+    def feed_extra_kwargs(self, obj: dict) -> dict:
+        return {"paging": obj["paging"]}
 
     def title(self) -> str:
         return _("Comprehensive Rules releases")
@@ -41,17 +78,16 @@ class ReleasesFeed(Feed):
     def link(self) -> str:
         return reverse("kb:releases")
 
-    def feed_url(self) -> str:
-        return reverse("kb:releases_feed")
+    def feed_url(self, obj: dict) -> str:
+        url = reverse("kb:releases_feed")
+        return url if obj["page"] == 1 else f"{url}?page={obj['page']}"
 
-    def items(self) -> list[tuple[Release, Release | None]]:
+    def items(self, obj: dict) -> list[tuple[Release, Release | None]]:
         """The releases in force by now, newest first. A release loaded before its effective
         date is left out until that date, when it enters as the newest entry (dated by its
         effective date): a feed entry says "this is the rule now", and a reader's feed keeps
         an entry as first seen, so one announced early could never be told apart later."""
-        releases = selectors.Releases.load().in_force_now  # oldest first
-        pairs = [(r, releases[i - 1] if i else None) for i, r in enumerate(releases)]
-        return pairs[::-1][:RELEASES_IN_FEED]
+        return obj["pairs"]
 
     def item_title(self, item: tuple[Release, Release | None]) -> str:
         release = item[0]

@@ -77,3 +77,21 @@ def test_the_releases_feed_gives_each_releases_summary_and_diff(client: Client) 
     assert 'type="application/atom+xml" title="Comprehensive Rules releases"' in home
     french = _parse(client, "/fr/releases.atom")
     assert french.feed.title == "Versions des Règles complètes"
+
+
+def test_the_releases_feed_pages_back_to_the_first_release(client: Client) -> None:
+    """RFC 5005 paging: the newest 20 releases first, `next` links back to 1999 (the legacy
+    releases included), each release once; a page past the last is a 404."""
+    url, dates, pages = "/en/releases.atom", [], 0
+    while url:
+        feed = _parse(client, url)
+        pages += 1
+        dates += [e.updated[:10] for e in feed.entries]
+        links = {link.rel: link.href for link in feed.feed.links}
+        assert links["first"] == "http://testserver/en/releases.atom"
+        url = links.get("next", "").replace("http://testserver", "")
+    assert dates == sorted(dates, reverse=True) and len(set(dates)) == len(dates)
+    assert dates[-1] == "1999-04-23" and len(dates) == 133  # every release is in force by now
+    assert pages == 7 and links["last"] == "http://testserver/en/releases.atom?page=7"
+    assert client.get("/en/releases.atom?page=8").status_code == 404
+    assert client.get("/en/releases.atom?page=first").status_code == 404
