@@ -145,10 +145,14 @@ def citations_aside(text: str) -> str:
     return re.sub(r"\s+", " ", _CITING_RE.sub(" ", text_key(text))).strip()
 
 
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text_key(text).lower())
+
+
 @lru_cache(maxsize=50_000)
 def similarity(a: str, b: str) -> float:
     """How much of two texts' words are in common, in order (0 to 1)."""
-    wa, wb = _WORD_RE.findall(text_key(a).lower()), _WORD_RE.findall(text_key(b).lower())
+    wa, wb = _words(a), _words(b)
     if not wa and not wb:
         return 1.0
     return SequenceMatcher(None, wa, wb, autojunk=False).ratio()
@@ -167,8 +171,7 @@ CARVED = 0.8
 
 def carved_from(part: str, whole: str) -> bool:
     """Whether most of `part`'s words are `whole`'s: one part of a rule split in several."""
-    wp = set(_WORD_RE.findall(text_key(part).lower()))
-    wh = set(_WORD_RE.findall(text_key(whole).lower()))
+    wp, wh = set(_words(part)), set(_words(whole))
     return bool(wp) and len(wp & wh) >= CARVED * len(wp)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.contrib.syndication.views import Feed
+from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -44,27 +45,27 @@ class ReleasesFeed(Feed):
     author_name = "Rules KB"
 
     def get_object(self, request: HttpRequest) -> dict:
-        """The page asked for (`?page=`, 1 the newest): a number past the last, or not a
-        number, is a 404, as on the site's other paged lists."""
+        """The page asked for (`?page=`, 1 the newest). A feed's address names one page for
+        good (a reader keeps what it fetched), so a page that does not exist is a 404, not
+        the nearest page."""
         releases = selectors.Releases.load().in_force_now  # oldest first
         pairs = [(r, releases[i - 1] if i else None) for i, r in enumerate(releases)][::-1]
-        last = max(1, -(-len(pairs) // RELEASES_IN_FEED))
-        asked = request.GET.get("page", "1")
-        if not asked.isdigit() or not 1 <= int(asked) <= last:
-            raise Http404(_("No such page of the feed."))
-        page = int(asked)
-        start = (page - 1) * RELEASES_IN_FEED
+        paginator = Paginator(pairs, RELEASES_IN_FEED)
+        try:
+            page = paginator.page(request.GET.get("page", "1"))
+        except InvalidPage:
+            raise Http404(_("No such page of the feed.")) from None
         base = request.build_absolute_uri(reverse("kb:releases_feed"))
 
         def at(n: int) -> str:
             return base if n == 1 else f"{base}?page={n}"
 
-        paging = {"first": at(1), "last": at(last)}
-        if page > 1:
-            paging["previous"] = at(page - 1)
-        if page < last:
-            paging["next"] = at(page + 1)
-        return {"pairs": pairs[start : start + RELEASES_IN_FEED], "paging": paging, "page": page}
+        paging = {"first": at(1), "last": at(paginator.num_pages)}
+        if page.has_previous():
+            paging["previous"] = at(page.previous_page_number())
+        if page.has_next():
+            paging["next"] = at(page.next_page_number())
+        return {"pairs": list(page), "paging": paging, "page": page.number}
 
     def feed_extra_kwargs(self, obj: dict) -> dict:
         return {"paging": obj["paging"]}
