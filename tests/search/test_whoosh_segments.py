@@ -123,3 +123,32 @@ def test_an_empty_index_answers_every_read(tmp_path) -> None:
     assert b.names_in("lightning bolt", kind="card") == []
     assert b.lookup("rule", number="702.19", release=DAY) is None
     assert len(_tables(b)["kinds"]) == 0
+
+
+def test_a_replaced_searchers_nested_table_does_not_hang(backend: WhooshBackend) -> None:
+    """The names of a kind read the kind table: asked of a searcher a newer one replaced (a
+    warm-up thread outliving its searcher), the nested build once ran under the memo's lock,
+    which is not reentrant, and hung the process (a CI run stopped there for good). Now it
+    answers at once: the old searcher is closed, so its reader says so (the warm-up logs it
+    and stops)."""
+    import threading
+
+    from whoosh.reading import ReaderClosed
+
+    old = backend.searcher()
+    backend.index(_cards(2, "b"))
+    backend.searcher()  # the newer searcher: `old` is replaced, and closed
+    outcome: list = []
+
+    def ask() -> None:
+        try:
+            outcome.append(backend._names(old, "card"))
+        except ReaderClosed as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=ask, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "asking a replaced searcher for its names hung"
+    assert isinstance(outcome[0], ReaderClosed)
+    assert "card b 1 the bold" in backend._names(backend.searcher(), "card")  # the live one reads

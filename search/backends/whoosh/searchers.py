@@ -177,11 +177,14 @@ class Searchers:
         """What `build` computes from searcher `s`, kept until the searcher changes (the
         release scopes, kind sets, title catalogue and spelling dictionary all are)."""
         with self._lock:
-            if self._memo_of is not s:
-                if s is not self._searcher:  # a replaced searcher: never wipe the live memo
-                    return build()
+            # A replaced searcher: never wipe the live memo (and build outside the lock: a
+            # build may ask for another memoized table, and the lock is not reentrant).
+            replaced = self._memo_of is not s and s is not self._searcher
+            if not replaced and self._memo_of is not s:
                 self._memo_of, self._memo = s, {}
-            found = self._memo.get(key)
+            found = None if replaced else self._memo.get(key)
+        if replaced:
+            return build()
         if found is None:
             found = build()
             with self._lock:
