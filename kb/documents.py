@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.languages import CODES, SOURCE
+from kb.example_questions import rule_examples
 from kb.models import (
     Example,
     GlossaryTerm,
@@ -256,6 +257,7 @@ def register_documents() -> None:
             order=10,
             passages=rule_passages,
             passages_version=passages_version,
+            examples=rule_examples,
             models={
                 Lineage: lambda lineage: [str(lineage.pk)],
                 RuleVersion: lambda v: [str(v.lineage_id)],

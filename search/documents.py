@@ -147,3 +147,15 @@ class Passage:
     kind: str
     key: str
     text: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """A question a passage answers, in the words a player would use ("my creature got
+    bounced in response, does my aura fizzle?"): the retriever learns from these how players
+    ask (search.semantic.adapter) and counts a question near one of them as near its passage.
+    `kind` and `key` name the passage (Passage.kind, Passage.key)."""
+
+    kind: str
+    key: str
+    text: str

@@ -134,3 +134,23 @@ class Vector(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model}:{self.key[:12]}"
+
+
+class QueryMap(models.Model):
+    """The semantic retriever's query map (search.semantic.adapter), fitted on the example
+    questions for one set of passages: `key` hashes the model, the passages' texts and the
+    examples, so a new release or an edited example fits a new one (seconds, in the index
+    worker) and every process reads the same. float32, little-endian, dim x dim."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    model = models.CharField(max_length=40)
+    matrix = models.BinaryField()
+    examples = models.PositiveIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("query map")
+        verbose_name_plural = _("query maps")
+
+    def __str__(self) -> str:
+        return f"{self.model}:{self.key[:12]} ({self.examples} examples)"

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Model
 
-from search.documents import Hit, Passage, SearchDocument
+from search.documents import Example, Hit, Passage, SearchDocument
 
 #: groups to rebuild (None: every document of the kind) -> the documents.
 DocumentBuilder = Callable[[Collection[str] | None], Iterator[SearchDocument]]
@@ -25,6 +25,8 @@ GroupsOf = Callable[[Any], list[str]]
 #: changes whenever they may have (the retriever reloads its matrix then).
 PassageBuilder = Callable[[], list[Passage]]
 PassagesVersion = Callable[[], str]
+#: questions its passages answer, in players' words (search.semantic.adapter learns from them).
+ExampleBuilder = Callable[[], list[Example]]
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class DocumentType:
     order: int = 100
     passages: PassageBuilder | None = None  # None: not searched semantically
     passages_version: PassagesVersion | None = None
+    examples: ExampleBuilder | None = None  # None: no example questions
 
 
 _types: dict[str, DocumentType] = {}

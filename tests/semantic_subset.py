@@ -21,8 +21,12 @@ def forget() -> None:
     retriever._synced.clear()
 
 
-def retriever_on_subset(settings, monkeypatch, *, kinds: tuple[str, ...] = ()) -> Iterator:
-    """Yield the retriever with its corpus the current passages under SUBSET (of `kinds`)."""
+def retriever_on_subset(
+    settings, monkeypatch, *, kinds: tuple[str, ...] = (), examples: bool = False
+) -> Iterator:
+    """Yield the retriever with its corpus the current passages under SUBSET (of `kinds`),
+    without the example questions unless asked: a query map fitted on a few dozen passages
+    learns to tell those apart, not how players ask (test_meaning tests it on its own)."""
     require_file(weights_path(), "the encoder's weights (make install fetches them)")
     settings.KB_SEMANTIC = True
     everything = retriever.passages
@@ -33,6 +37,8 @@ def retriever_on_subset(settings, monkeypatch, *, kinds: tuple[str, ...] = ()) -
             p for p in everything() if p.key.startswith(SUBSET) and (not kinds or p.kind in kinds)
         ],
     )
+    if not examples:
+        monkeypatch.setattr(retriever, "examples", list)
     forget()
     yield retriever
     forget()

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from django.db import transaction
 
-from search.models import Vector
+from search.models import QueryMap, Vector
 
 DTYPE = np.dtype("<f2")
 
@@ -80,4 +80,26 @@ def sweep(model_id: str, keep: Iterable[str], keep_queries: Iterable[str] = ()) 
 
 
 def count() -> int:
-    return Vector.objects.count()
+    """What the store holds (vectors and query maps): a reader re-reads when it changes."""
+    return Vector.objects.count() + QueryMap.objects.count()
+
+
+def query_map(key_: str) -> np.ndarray | None:
+    """The query map stored under `key_` (search.semantic.adapter), or None."""
+    row = QueryMap.objects.filter(key=key_).values_list("matrix", flat=True).first()
+    if row is None:
+        return None
+    blob = np.frombuffer(bytes(row), dtype="<f4")
+    dim = round(len(blob) ** 0.5)
+    return blob.reshape(dim, dim).astype(np.float32)
+
+
+def save_query_map(key_: str, model_id: str, matrix: np.ndarray, examples: int) -> None:
+    QueryMap.objects.update_or_create(
+        key=key_,
+        defaults={
+            "model": model_id,
+            "matrix": matrix.astype("<f4").tobytes(),
+            "examples": examples,
+        },
+    )

@@ -129,3 +129,26 @@ def test_the_question_s_words_rerank_the_nearest_passages(semantic):
     assert reranked[0][0] == second
     deeper = semantic.retrieve(QUESTION, limit=semantic.RERANK_DEPTH).hits
     assert {p.key for p, _ in reranked} <= {p.key for p, _ in deeper}
+
+
+@pytest.fixture
+def with_examples(search_index, settings, monkeypatch):
+    yield from retriever_on_subset(settings, monkeypatch, examples=True)
+
+
+def test_example_questions_are_embedded_and_a_query_map_fitted_once(with_examples):
+    semantic = with_examples
+    from kb.example_questions import rule_examples
+    from search.models import QueryMap
+
+    report = semantic.sync()
+    assert report.remaining == 0
+    corpus = semantic._current()
+    keys = {p.key for p in corpus.passages}
+    wanted = [e for e in rule_examples() if e.key in keys]
+    assert corpus.examples == len(wanted) > 10  # the subset's rules' questions, today's numbers
+    assert corpus.query_map is not None and corpus.nearest is not None
+    assert QueryMap.objects.count() == 1
+    assert semantic.sync().remaining == 0 and QueryMap.objects.count() == 1  # not fitted again
+    numbers = _numbers(service.search(QUESTION, per_page=10))
+    assert numbers[0].startswith("702.19")  # trample's rules lead

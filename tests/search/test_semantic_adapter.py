@@ -1,0 +1,54 @@
+"""The query map and the nearest example questions (search.semantic.adapter, issue 33)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from search.semantic import adapter
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def test_the_map_puts_each_example_nearest_its_own_passage():
+    """Examples drawn near a *rotated* copy of their passage: unmapped, most lie nearest the
+    wrong passage; the fitted map brings them home, and questions it never saw too."""
+    rng = np.random.default_rng(1)
+    passages = _unit(rng.normal(size=(40, 16)).astype(np.float32))
+    rotation, _ = np.linalg.qr(rng.normal(size=(16, 16)))
+    rotation = (0.6 * np.eye(16) + 0.4 * rotation).astype(np.float32)
+
+    def asked(owners: np.ndarray) -> np.ndarray:
+        noise = 0.1 * rng.normal(size=(len(owners), 16)).astype(np.float32)
+        return _unit(passages[owners] @ rotation.T + noise)
+
+    owners = np.repeat(np.arange(40), 5)
+    examples = asked(owners)
+    unseen_owners = np.arange(40)
+    unseen = asked(unseen_owners)
+
+    def right(vectors: np.ndarray, truth: np.ndarray) -> float:
+        return float(((vectors @ passages.T).argmax(1) == truth).mean())
+
+    w = adapter.fit(examples, owners, passages, steps=400)
+    assert right(adapter.mapped(w, unseen), unseen_owners) > right(unseen, unseen_owners) + 0.2
+    assert right(adapter.mapped(w, unseen), unseen_owners) >= 0.9
+    again = adapter.fit(examples, owners, passages, steps=400)
+    assert np.array_equal(w, again)  # every node fits the same map
+
+
+def test_a_passage_s_score_blends_in_its_nearest_example():
+    examples = _unit(np.array([[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0]], dtype=np.float32))
+    nearest = adapter.Nearest(examples, np.array([2, 0, 2]), passages=3)
+    query = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    cosines = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    out = nearest.blend(query, cosines)
+    w = adapter.EXAMPLE_WEIGHT
+    assert out[1] == pytest.approx(0.2)  # no example: its own cosine
+    assert out[2] == pytest.approx((1 - w) * 0.3 + w * 1.0)  # its nearest example, not the other
+    assert out[0] == pytest.approx((1 - w) * 0.1 + w * 0.0)
+    assert np.array_equal(
+        adapter.Nearest(examples[:0], np.array([], int), 3).blend(query, cosines), cosines
+    )
