@@ -13,12 +13,14 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 
 def test_the_map_puts_each_example_nearest_its_own_passage():
-    """Examples drawn near a *rotated* copy of their passage: unmapped, most lie nearest the
-    wrong passage; the fitted map brings them home, and questions it never saw too."""
+    """Examples drawn near a *mixed* copy of their passage: unmapped, most lie nearest the
+    wrong passage; the fitted map brings them home, and questions it never saw too. The mix
+    is a signed permutation, not a QR rotation: LAPACK's signs differ between machines (CI
+    drew a mild rotation that 85 % of the unmapped questions already survived)."""
     rng = np.random.default_rng(1)
     passages = _unit(rng.normal(size=(40, 16)).astype(np.float32))
-    rotation, _ = np.linalg.qr(rng.normal(size=(16, 16)))
-    rotation = (0.6 * np.eye(16) + 0.4 * rotation).astype(np.float32)
+    permutation = np.eye(16)[rng.permutation(16)] * rng.choice([-1.0, 1.0], size=16)
+    rotation = (0.4 * np.eye(16) + 0.6 * permutation).astype(np.float32)
 
     def asked(owners: np.ndarray) -> np.ndarray:
         noise = 0.1 * rng.normal(size=(len(owners), 16)).astype(np.float32)
@@ -32,10 +34,10 @@ def test_the_map_puts_each_example_nearest_its_own_passage():
     def right(vectors: np.ndarray, truth: np.ndarray) -> float:
         return float(((vectors @ passages.T).argmax(1) == truth).mean())
 
-    w = adapter.fit(examples, owners, passages, steps=400)
-    assert right(adapter.mapped(w, unseen), unseen_owners) > right(unseen, unseen_owners) + 0.2
-    assert right(adapter.mapped(w, unseen), unseen_owners) >= 0.9
-    again = adapter.fit(examples, owners, passages, steps=400)
+    assert right(unseen, unseen_owners) <= 0.4
+    w = adapter.fit(examples, owners, passages)
+    assert right(adapter.mapped(w, unseen), unseen_owners) >= 0.75
+    again = adapter.fit(examples, owners, passages)
     assert np.array_equal(w, again)  # every node fits the same map
 
 
