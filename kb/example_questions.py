@@ -18,24 +18,27 @@ from kb.models import RuleNumber
 from kb.models.versioning import valid_on
 from search.documents import Example
 
-QUESTIONS_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "vocabulary" / "questions.jsonl"
+_VOCABULARY = Path(__file__).resolve().parents[1] / "fixtures" / "vocabulary"
+#: Both passes of the fixture (questions.md): the first, and another angle on each rule.
+QUESTIONS_FILES = (_VOCABULARY / "questions.jsonl", _VOCABULARY / "questions_second_pass.jsonl")
 #: The release whose rule numbers the fixture gives.
 WRITTEN_FOR = dt.date(2026, 8, 7)
 
 
 @lru_cache(maxsize=1)
 def _rows() -> tuple[tuple[str, str], ...]:
-    """(rule number on WRITTEN_FOR, question), in the file's order; a bad line names itself."""
+    """(rule number on WRITTEN_FOR, question), in the files' order; a bad line names itself."""
     out = []
-    lines = QUESTIONS_FILE.read_text(encoding="utf-8").splitlines()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            out.append((str(row["rule"]), str(row["q"])))
-        except (ValueError, KeyError) as exc:
-            raise ValueError(f"{QUESTIONS_FILE}:{lineno}: not a question ({exc})") from exc
+    for path in QUESTIONS_FILES:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                out.append((str(row["rule"]), str(row["q"])))
+            except (ValueError, KeyError) as exc:
+                raise ValueError(f"{path}:{lineno}: not a question ({exc})") from exc
     return tuple(out)
 
 

@@ -3,13 +3,13 @@
 Why: the encoder was trained on the web's questions and answers, not on Magic's. Asked by
 players ("my creature got bounced in response, does my aura fizzle?"), its nearest passage was
 a right rule for one question in four (players' dev set, retriever alone 0.251). Two uses of
-the registered example questions (search.documents.Example: 3,840 for the current rules,
+the registered example questions (search.documents.Example: 8,919 for the current rules,
 fixtures/vocabulary/questions.md) lift it to 0.436, measured on questions written by other
 people from card rulings, never from these:
 
 - a **query map**: one 384 x 384 matrix, fitted so that each example question, mapped, lies
   nearest its own passage among all the passages (a softmax over every passage, Adam, in
-  numpy: about 20 s on one core for 3,840 examples, done once per set of passages by the
+  numpy: about 40 s on one core for 8,919 examples, done once per set of passages by the
   index worker and kept in the database). A query is mapped the same way before its cosines
   are taken; passages are not (their stored vectors stay valid). Alone: 0.251 -> 0.40. A
   closed-form least-squares map reached only 0.30;
