@@ -144,6 +144,9 @@ KB_SEARCH_WARM_UP = os.environ.get("KB_SEARCH_WARM_UP", "1") == "1"
 # (one copy for every var folder), and whether question-shaped queries use it at all.
 KB_MODEL_DIR = Path(os.environ.get("KB_MODEL_DIR", BASE_DIR / "var" / "models"))
 KB_SEMANTIC = os.environ.get("KB_SEMANTIC", "1") == "1"
+# Questions embedded in a child process of each web process (search.semantic.query_process),
+# beside the lexical search on another core; "0": in a thread of the web process.
+KB_SEMANTIC_QUERY_PROCESS = os.environ.get("KB_SEMANTIC_QUERY_PROCESS", "1") == "1"
 # The day the site reads as today (kb.models.releases.today), unset: the real one.
 KB_TODAY = os.environ.get("KB_TODAY") or None
 # The page cache's bound in bytes (kb.web.page_cache).

@@ -31,6 +31,8 @@ import numpy as np
 WEIGHTS_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 WEIGHTS_NAME = "e5-small-q4.bin"
 MODEL_ID = "multilingual-e5-small-q4"
+#: Its vectors' width (what the store's vectors are read as without loading the model).
+DIMENSIONS = 384
 
 _BLOCK = 32  # weights per Q4_0 block
 _BLOCK_BYTES = 18  # a float16 scale, then 16 bytes of nibbles
@@ -135,6 +137,8 @@ class Encoder:
             f.read("7i")
         )
         self.eps = f.one("f")
+        if self.hidden != DIMENSIONS:
+            raise WeightsError(f"{path}: {self.hidden} dimensions, not {DIMENSIONS}")
         if f.one("i") != _BLOCK:
             raise WeightsError(f"{path}: unexpected quantisation block size")
         self._read_tokenizer(f)

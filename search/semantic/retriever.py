@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -29,8 +30,9 @@ from django.conf import settings
 from search.documents import Example, Passage
 from search.registry import document_types
 from search.semantic import adapter, store
-from search.semantic.encoder import Encoder, WeightsError
+from search.semantic.encoder import DIMENSIONS, MODEL_ID, WEIGHTS_SHA256, Encoder, WeightsError
 from search.semantic.overlap import Overlap, terms
+from search.semantic.query_process import ANSWER_SECONDS, Asked, ChildError, QueryProcess
 from search.semantic.weights import weights_path
 
 logger = logging.getLogger(__name__)
@@ -55,9 +57,64 @@ def encoder() -> Encoder | None:
     return loaded
 
 
+@lru_cache(maxsize=4)
+def _weights_present(path: Path) -> bool:
+    """Whether the measured weights are at `path`, without loading them: a web process whose
+    queries a child embeds (query_process) never loads the model itself."""
+    try:
+        with path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        logger.warning("semantic search off: no model weights at %s (make install)", path)
+        return False
+    if digest != WEIGHTS_SHA256:
+        logger.error("semantic search off: %s is not the weights measured", path)
+        return False
+    return True
+
+
+_children: dict[str, QueryProcess] = {}
+_children_lock = threading.Lock()  # the warm-up thread and a first request may both ask
+
+
+def query_process() -> QueryProcess | None:
+    """This process's query encoder in a child (settings.KB_SEMANTIC_QUERY_PROCESS, on by
+    default), or None: queries are then embedded in a thread of this process."""
+    if not settings.KB_SEMANTIC_QUERY_PROCESS:
+        return None
+    path = weights_path()
+    with _children_lock:
+        child = _children.get("current")
+        if child is None or child.weights != path:
+            if child is not None:
+                child.close()
+            child = _children["current"] = QueryProcess(path)
+        return child
+
+
+def _ask(text: str) -> Future | Asked:
+    """Start embedding `text`: in the child where there is one, else in a thread here. Never
+    raises: what fails is read from the answer (Pending.result), and the search stays lexical."""
+    child = query_process()
+    if child is not None:
+        try:
+            return child.submit(text)
+        except ChildError:
+            logger.exception("semantic search: the query encoder's child failed; a thread here")
+    model = encoder()
+    if model is None:  # the weights went bad since status() read them: a failed question
+        failed: Future = Future()
+        failed.set_exception(WeightsError("the encoder could not be loaded"))
+        return failed
+    return _pool.submit(lambda: model.queries([text])[0])
+
+
+@lru_cache(maxsize=1)
 def _one_blas_thread() -> None:
     """One BLAS thread per process: web workers and the index worker each take a core, and
-    OpenBLAS's own threads, contending with them, made a query ten times slower."""
+    OpenBLAS's own threads, contending with them, made a query ten times slower. Set before
+    the first product, the encoder's or the corpus's (a web process whose queries a child
+    embeds never loads the encoder: its spinning BLAS threads took 40 % of a second core)."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
@@ -139,18 +196,17 @@ _corpus: dict[str, _Corpus] = {}
 
 
 def _load(version: tuple[str, ...], stored: int) -> _Corpus:
+    _one_blas_thread()
     found = passages()
-    model = encoder()
-    assert model is not None
-    keys = [store.key(model.model_id, p.text) for p in found]
-    matrix, mask = store.vectors(keys, dim=model.hidden)
+    keys = [store.key(MODEL_ID, p.text) for p in found]
+    matrix, mask = store.vectors(keys, dim=DIMENSIONS)
     corpus = _Corpus(version, found, matrix, int(mask.sum()), stored)
     texts, owners = _examples_of(found)
     corpus.examples = len(texts)
     if texts and corpus.embedded_all:
-        query_map = store.query_map(_map_key(model.model_id, found, texts, owners))
+        query_map = store.query_map(_map_key(MODEL_ID, found, texts, owners))
         vectors, have = store.vectors(
-            [store.key(model.model_id, t, "query") for t in texts], dim=model.hidden
+            [store.key(MODEL_ID, t, "query") for t in texts], dim=DIMENSIONS
         )
         if query_map is not None and have.all():
             corpus.query_map = query_map
@@ -192,7 +248,7 @@ def status() -> Retrieval:
     """Whether the retriever can answer, without embedding anything."""
     if not getattr(settings, "KB_SEMANTIC", True):
         return Retrieval(False, [], reason="off")
-    if encoder() is None:
+    if not _weights_present(weights_path()):
         return Retrieval(False, [], reason="no model")
     corpus = _current()
     if not corpus.passages:
@@ -208,6 +264,14 @@ def warm() -> None:
     """Load what a first question needs (the weights, the vectors, the passages' words), so
     that a new web process does not make its first asker wait for it."""
     if status().ready:
+        child = query_process()
+        if child is not None:
+            try:
+                child.start()
+            except ChildError:
+                logger.exception("semantic search: the query encoder's child did not start")
+        else:
+            encoder()
         _ = _current().overlap
 
 
@@ -229,8 +293,9 @@ def retrieve(
 RERANK_DEPTH = 50
 OVERLAP_WEIGHT = 0.01
 
-#: Query embeddings run here, beside the request's lexical search: numpy's products release
-#: the GIL, so the 30-40 ms of a question's forward pass overlap the index's 20-30 ms.
+#: Where there is no child (query_process), query embeddings run in a thread here, beside the
+#: request's lexical search: numpy's products release the GIL, so most of a question's 30-40
+#: ms forward pass overlaps the index's 20-30 ms.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="semantic")
 
 
@@ -245,10 +310,7 @@ class Pending:
         self.vector: Future | None = None
         self.corpus = _corpus.get("current") if self.state.ready else None
         if self.corpus is not None:
-            model = encoder()
-            assert model is not None
-            query_map = self.corpus.query_map
-            self.vector = _pool.submit(lambda: adapter.mapped(query_map, model.queries([text])[0]))
+            self.vector = _ask(text)
 
     def result(
         self, *, limit: int = 50, kinds: tuple[str, ...] = (), words: Iterable[str] = ()
@@ -263,7 +325,7 @@ class Pending:
             return state
         corpus = self.corpus
         try:
-            vector = self.vector.result()
+            vector = adapter.mapped(corpus.query_map, self.vector.result(timeout=ANSWER_SECONDS))
         except Exception:
             logger.exception("semantic search: the query could not be embedded")
             return Retrieval(False, [], reason="failed")

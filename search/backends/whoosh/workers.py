@@ -6,7 +6,7 @@ parent is killed (SIGKILL, OOM killer) the child waits forever: an orphan that k
 memory and a copy of the parent's descriptors, the index's writer lock among them, so that
 every later writer times out. Here each child asks Linux to kill it when its parent dies
 (prctl PR_SET_PDEATHSIG, behind a guard: other systems lack it) and, everywhere, watches its
-parent id in a daemon thread and exits within `POLL_SECONDS` once it changes.
+parent id in a daemon thread (search.orphans, shared with the query encoder's child).
 
 Whoosh has no hook for this: GuardedMpWriter overrides MpWriter's private `_new_task` and
 builds the SubWriterTask from MpWriter's attributes, as Whoosh 2.7.4's own `_new_task` does.
@@ -14,38 +14,11 @@ builds the SubWriterTask from MpWriter's attributes, as Whoosh 2.7.4's own `_new
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
-import signal
-import sys
-import threading
-import time
 
 from whoosh.multiproc import MpWriter, SubWriterTask
 
-#: How often a child checks that its parent is still alive (seconds).
-POLL_SECONDS = 0.5
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """Make the calling (child) process exit as soon as `parent_pid` is no longer its parent."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):  # no libc or no prctl: the thread below suffices
-            pass
-    if os.getppid() != parent_pid:  # the parent died before the guard was set
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+from search.orphans import die_with_parent
 
 
 class _GuardedTask(SubWriterTask):

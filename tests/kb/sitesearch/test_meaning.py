@@ -47,6 +47,48 @@ def test_once_embedded_the_rule_that_answers_comes_up(semantic):
     assert not any("meaning" in n for n in lexical.notices)  # not a question: words only
 
 
+def test_questions_are_embedded_in_a_child_and_a_thread_here_answers_the_same(semantic, settings):
+    """The web process never loads the weights: its questions go to a child on another core
+    (search.semantic.query_process); switched off, a thread here embeds them the same."""
+    semantic.sync()  # the index worker's part: it loads the encoder here
+    semantic.encoder.cache_clear()
+    settings.KB_SEMANTIC_QUERY_PROCESS = True
+    by_child = _numbers(service.search(QUESTION, per_page=10))
+    assert semantic.encoder.cache_info().currsize == 0  # not loaded to answer it
+    child = semantic.query_process()
+    assert child is not None and child._proc.poll() is None
+    settings.KB_SEMANTIC_QUERY_PROCESS = False
+    assert semantic.query_process() is None
+    by_thread = _numbers(service.search(QUESTION, per_page=10))
+    assert semantic.encoder.cache_info().currsize == 1
+    assert "702.19e" in by_child[:5] and by_child == by_thread
+
+
+def test_a_question_the_child_fails_is_answered_by_its_words(semantic, settings, caplog):
+    semantic.sync()
+    settings.KB_SEMANTIC_QUERY_PROCESS = True
+    child = semantic.query_process()
+    child.start()
+    child._proc.kill()
+    child._proc.wait()
+    original = child.submit
+
+    def broken(text):
+        asked = original(text)
+        child._proc.kill()  # dies before it answers
+        return asked
+
+    child.submit = broken
+    try:
+        page = service.search(QUESTION, per_page=10)
+    finally:
+        del child.submit
+    assert page.results.hits and not any("Also searched by meaning" in n for n in page.notices)
+    assert "could not be embedded" in caplog.text
+    page = service.search(QUESTION, per_page=10)  # a new child answers the next one
+    assert "702.19e" in _numbers(page)[:5]
+
+
 def test_every_hit_of_the_words_page_stays_on_it(semantic, settings):
     semantic.sync()
     settings.KB_SEMANTIC = False
