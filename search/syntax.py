@@ -107,7 +107,8 @@ def parse(raw: str) -> ParsedQuery:
         if token == "OR":
             pending_or = bool(query.groups)
             continue
-        negated = token.startswith("-") and len(token) > 1
+        # "-1/-1 counters", "-2": a sign, not an exclusion (nobody excludes a number).
+        negated = token.startswith("-") and len(token) > 1 and not token[1].isdigit()
         item = _item(token[1:] if negated else token)
         if item is None:
             continue

@@ -133,7 +133,7 @@ def search(
         and not parsed.excluded
         and not (number and len(parsed.groups) <= 3)
         and meaning.applies(kinds, lang)
-        and understanding.question_shaped(parsed.text, asked=asked)
+        and understanding.question_shaped(parsed.text, asked=asked, typed=raw)
         else None
     )
     request = SearchRequest(

@@ -144,30 +144,67 @@ _QUESTION_OPENERS = frozenset(
     avant pendant
     """.split()  # noqa: SIM905 - a word list reads best as words
 )
+#: Question words that follow a preposition at a question's start.
+_AFTER_PREPOSITION = frozenset(
+    "what which whom whose how quel quelle quels quelles quoi".split()  # noqa: SIM905
+)
 #: Fewer words than this are a term, a name or a keyword search, whatever their shape.
 QUESTION_MIN_WORDS = 5
 
 
-def question_shaped(text: str, *, asked: bool | None = None) -> bool:
+def question_shaped(text: str, *, asked: bool | None = None, typed: str | None = None) -> bool:
     """Whether a query is a question or a situation told in a player's words ("if i sac the
     creature in response does the pump still resolve", "blocked creature removed from combat,
-    damage still dealt?"): five words or more, and a question mark or a question's or a
-    story's first word. Such queries are searched by meaning too (kb.sitesearch.meaning).
-    `asked`: whether the query as typed ended with a question mark, for a `text` the parser
-    has already stripped of its punctuation (None: read `text` itself)."""
+    damage still dealt?", "creature that's both a pirate and a rogue, does it count as 2
+    outlaws"): five words or more, and a question mark, a question's or a story's first word
+    (or a preposition and a question's word: "at what point…"), or a later clause that asks.
+    Such queries are searched by meaning too (kb.sitesearch.meaning).
+    `asked`: whether the query as typed asks (`asks`), and `typed` the query as typed, for a
+    `text` the parser has already stripped of its punctuation (None: read `text` itself)."""
     # Apostrophes and hyphens split ("doesn't" -> "doesn", "peut-on" -> "peut").
     words = fold(text).replace("'", " ").replace("’", " ").replace("-", " ").split()
     if len(words) < QUESTION_MIN_WORDS:
         return False
+    typed = text if typed is None else typed
     if asked is None:
-        asked = asks(text)
-    return asked or words[0].strip("?,.!") in _QUESTION_OPENERS
+        asked = asks(typed)
+    first, second = (w.strip("?,.!") for w in words[:2])
+    return (
+        asked
+        or first in _QUESTION_OPENERS
+        or second in _AFTER_PREPOSITION
+        or _asks_later(typed)
+    )
 
 
 def asks(text: str) -> bool:
-    """Whether a query ends with a question mark: it asks, and a rule answers it
-    (kb.sitesearch.meaning.blend_for)."""
-    return text.rstrip().endswith("?")
+    """Whether a query, as typed, asks: a question mark, at its end or within it ("two
+    landfall triggers off one land, which resolves first? do i pick"). A rule answers it, and
+    the retriever's list leads (kb.sitesearch.meaning.blend_for). A question without one
+    ("…, does it count as 2 outlaws") is question-shaped but told: on the sampled set's
+    paraphrases, which read so, letting the retriever lead cost 0.05 (dev, 2026-12-06)."""
+    return "?" in text
+
+
+def _asks_later(typed: str) -> bool:
+    """Whether a clause after the first opens with a question's word: players set the scene,
+    then ask. Read from the query as typed, with its punctuation; the first clause does not
+    count ("when this creature enters, …" is a card's text; the first word is read anyway)."""
+    clauses = _CLAUSE_BREAK_RE.split(fold(typed).replace("’", "'"))[1:]
+    # "what's" -> "whats"; "can't" -> "cant", which asks nothing ("…, can't block").
+    return any(c.split()[0].replace("'", "") in _CLAUSE_QUESTIONS for c in clauses if c.split())
+
+
+#: What splits a query into clauses: the punctuation that sets a question apart from its scene.
+_CLAUSE_BREAK_RE = re.compile(r"[,;:]|\s[-\u2013\u2014]+\s")
+#: Words that open a clause that asks (English, French), folded, apostrophes dropped; "when"
+#: and "if" open conditions, not questions.
+_CLAUSE_QUESTIONS = frozenset(
+    """
+    what whats which who where why how does do did is are was were can could should would will
+    est comment pourquoi combien quel quelle quels quelles peut peux puis faut dois
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
 
 
 _NUMBER_QUERY_RE = re.compile(

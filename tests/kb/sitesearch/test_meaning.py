@@ -45,6 +45,9 @@ def test_once_embedded_the_rule_that_answers_comes_up(semantic):
     assert any("Also searched by meaning" in n for n in page.notices)
     lexical = service.search("trampler blocking creature removed deal damage", per_page=10)
     assert not any("meaning" in n for n in lexical.notices)  # not a question: words only
+    # The scene, then the question, with no question mark: a question too.
+    told = service.search("blocker of my trampler got removed - does it still deal damage")
+    assert any("Also searched by meaning" in n for n in told.notices)
 
 
 def test_questions_are_embedded_in_a_child_and_a_thread_here_answers_the_same(semantic, settings):

@@ -92,3 +92,51 @@ def test_players_shorthand_is_read_from_its_file() -> None:
     assert table[("etb",)][0] == "enters"
     assert "mana value" in table[("cmc",)]
     assert ("sorcery", "speed") in table
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        # the scene first, then the question, with no question mark
+        "creature that's both a pirate and a rogue, does it count as 2 outlaws or just one",
+        "sac trigger that uses the mana value; is it checked on the battlefield or in the yard",
+        "suspend a card with X in the cost - what's X when it gets cast for free",
+        "deux marqueurs sur ma créature, combien de dégâts elle inflige",
+    ],
+)
+def test_a_question_asked_after_its_scene_is_question_shaped(typed: str) -> None:
+    text = parse(typed).text  # the service reads the words parsed, the clauses as typed
+    assert not understanding.question_shaped(text), "the words alone do not tell"
+    assert understanding.question_shaped(text, asked=understanding.asks(typed), typed=typed)
+    assert not understanding.asks(typed)  # told: no question mark
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "at what point in combat can i cast a spell for its sneak cost",
+        "dans quel ordre se résolvent deux capacités déclenchées",
+    ],
+)
+def test_a_preposition_then_a_question_word_opens_a_question(typed: str) -> None:
+    assert understanding.question_shaped(parse(typed).text)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "Flying, can't block creatures with power 2 or less",  # a card's text
+        "Equipped creature gets +2/+2, has trample and haste",
+        "tap an untapped creature you control: add one mana",
+        "deathtouch trample damage assignment lethal",
+    ],
+)
+def test_card_texts_and_keyword_lists_are_not_question_shaped(typed: str) -> None:
+    text = parse(typed).text
+    assert not understanding.question_shaped(text, asked=understanding.asks(typed), typed=typed)
+
+
+def test_a_question_mark_within_the_query_asks() -> None:
+    typed = "two landfall creatures trigger off one land, which one resolves first? do i pick"
+    assert understanding.asks(typed)
+    assert understanding.question_shaped(parse(typed).text, asked=True, typed=typed)
