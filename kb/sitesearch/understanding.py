@@ -169,12 +169,7 @@ def question_shaped(text: str, *, asked: bool | None = None, typed: str | None =
     if asked is None:
         asked = asks(typed)
     first, second = (w.strip("?,.!") for w in words[:2])
-    return (
-        asked
-        or first in _QUESTION_OPENERS
-        or second in _AFTER_PREPOSITION
-        or _asks_later(typed)
-    )
+    return asked or first in _QUESTION_OPENERS or second in _AFTER_PREPOSITION or _asks_later(typed)
 
 
 def asks(text: str) -> bool:

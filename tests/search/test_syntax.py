@@ -65,7 +65,7 @@ def test_any_text_parses(text: str) -> None:
 
 
 def test_a_minus_before_a_digit_is_a_sign_not_an_exclusion() -> None:
-    """"-1/-1 counters" are a game term: read as an exclusion, the query lost its words and
+    """ "-1/-1 counters" are a game term: read as an exclusion, the query lost its words and
     left out every text holding them (and a question so typed was never searched by meaning)."""
     q = parse("modular creature dies from -1/-1 counters -flying")
     assert q.excluded == [Word("flying")]
