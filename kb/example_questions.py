@@ -1,8 +1,9 @@
 """Example questions in players' words for the current rules (fixtures/vocabulary/questions.jsonl):
 what the semantic retriever learns players' ways of asking from (search.semantic.adapter).
 
-Why a fixture tied to one release: the questions were written, one or two a rule, from the
-rules of August 7, 2026 (fixtures/vocabulary/questions.md says how). A later release follows
+Why a fixture tied to one release: the questions were written from the rules of August 7,
+2026, one to four a rule, and from card rulings, each labelled with the rules of that release
+that answer it (fixtures/vocabulary/questions.md says how). A later release follows
 each rule by its lineage (a renumbered rule keeps its questions; a rule gone drops them), so
 the fixture needs no rewrite for a release; a rewritten rule may deserve new ones.
 """
@@ -19,8 +20,13 @@ from kb.models.versioning import valid_on
 from search.documents import Example
 
 _VOCABULARY = Path(__file__).resolve().parents[1] / "fixtures" / "vocabulary"
-#: Both passes of the fixture (questions.md): the first, and another angle on each rule.
-QUESTIONS_FILES = (_VOCABULARY / "questions.jsonl", _VOCABULARY / "questions_second_pass.jsonl")
+#: The fixture's three parts (questions.md): two passes written from the rules, and questions
+#: written from card rulings (game situations), labelled with the rules that answer them.
+QUESTIONS_FILES = (
+    _VOCABULARY / "questions.jsonl",
+    _VOCABULARY / "questions_second_pass.jsonl",
+    _VOCABULARY / "questions_from_rulings.jsonl",
+)
 #: The release whose rule numbers the fixture gives.
 WRITTEN_FOR = dt.date(2026, 8, 7)
 

@@ -289,9 +289,11 @@ def retrieve(
 #: 0.002/0.005/0.01/0.02 gave 0.328/0.349/0.345/0.340 at depth 50). Normalising by a
 #: passage's length cost 0.03 to 0.08: the longer subrule is more often the answer. With the
 #: example questions (search.semantic.adapter) the retriever is surer and the words count for
-#: more: 0/0.0075/0.01/0.0125 gave 0.442/0.484/0.490/0.484 (2026-12-05).
+#: more: 0/0.0075/0.01/0.0125 gave 0.442/0.484/0.490/0.484 (2026-12-05). With the questions
+#: from card rulings, surer still, less: 0/0.0025/0.005/0.0075/0.01 gave 0.693/0.708/0.706/
+#: 0.689/0.678 (dev, emulated, examples' soft maximum; 2026-12-06).
 RERANK_DEPTH = 50
-OVERLAP_WEIGHT = 0.01
+OVERLAP_WEIGHT = 0.005
 
 #: Where there is no child (query_process), query embeddings run in a thread here, beside the
 #: request's lexical search: numpy's products release the GIL, so most of a question's 30-40

@@ -41,16 +41,22 @@ def test_the_map_puts_each_example_nearest_its_own_passage():
     assert np.array_equal(w, again)  # every node fits the same map
 
 
-def test_a_passage_s_score_blends_in_its_nearest_example():
-    examples = _unit(np.array([[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0]], dtype=np.float32))
-    nearest = adapter.Nearest(examples, np.array([2, 0, 2]), passages=3)
+def test_a_passage_s_score_blends_in_its_examples_soft_maximum():
+    examples = _unit(np.array([[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0], [0, 0, 1]], dtype=np.float32))
+    nearest = adapter.Nearest(examples, np.array([2, 0, 2, 3]), passages=4)
     query = np.array([1.0, 0.0, 0.0], dtype=np.float32)
-    cosines = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    cosines = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
     out = nearest.blend(query, cosines)
-    w = adapter.EXAMPLE_WEIGHT
+    w, t = adapter.EXAMPLE_WEIGHT, adapter.SOFTNESS
     assert out[1] == pytest.approx(0.2)  # no example: its own cosine
-    assert out[2] == pytest.approx((1 - w) * 0.3 + w * 1.0)  # its nearest example, not the other
-    assert out[0] == pytest.approx((1 - w) * 0.1 + w * 0.0)
+    # One example: its cosine, exactly (the soft maximum of one is itself).
+    assert out[0] == pytest.approx((1 - w) * 0.1 + w * 0.0, abs=1e-6)
+    assert out[3] == pytest.approx((1 - w) * 0.4 + w * 0.0, abs=1e-6)
+    # Two near examples (cosines 1 and 0.994): more than the nearest alone.
+    second = float(examples[2] @ query)
+    soft = t * np.log(1 + np.exp((second - 1) / t)) + 1
+    assert out[2] == pytest.approx((1 - w) * 0.3 + w * soft)
+    assert out[2] > (1 - w) * 0.3 + w * 1.0
     assert np.array_equal(
         adapter.Nearest(examples[:0], np.array([], int), 3).blend(query, cosines), cosines
     )
