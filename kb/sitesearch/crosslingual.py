@@ -26,6 +26,8 @@ SAMPLE = 40
 SUPPORT = 0.4
 #: …and this many times more frequent there than among all cards.
 LIFT = 8.0
+#: How many of the terms the sample's cards print most are weighed against all cards.
+CANDIDATES = 5
 #: Queries longer than this are questions, not terms: their words are searched as typed.
 LONGEST = 5
 
@@ -60,13 +62,18 @@ def bridge(backend, groups: list[Group], date: dt.date, names: dict[str, object]
     found: dict[str, int] = {}
     matcher = _matcher(tuple(sorted(names, key=len, reverse=True)))
     for hit in sample.hits:
-        for key in set(matcher.findall(fold(hit.text))):
+        for key in dict.fromkeys(matcher.findall(fold(hit.text))):
             found[key] = found.get(key, 0) + 1
     needed = max(2, SUPPORT * len(sample.hits))
     folded_typed = fold(typed)
     cards = _card_count(backend)
     best: tuple[float, str] | None = None
-    for key, count in sorted(found.items(), key=lambda kv: -kv[1])[:5]:
+    # The five most frequent terms, and any as frequent as the fifth: a cut among equals
+    # once depended on a set's order, which changes with each process's hash seed
+    # ("mobilise" bridged to Mobilize in some processes, to "end step" in others).
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+    floor = ranked[min(len(ranked), CANDIDATES) - 1][1] if ranked else 0
+    for key, count in (kv for kv in ranked if kv[1] >= floor):
         if count < needed or key == folded_typed or all(is_stop_word(w) for w in key.split()):
             continue
         everywhere = _cards_with(backend, key)
