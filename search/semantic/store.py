@@ -94,12 +94,22 @@ def query_map(key_: str) -> np.ndarray | None:
     return blob.reshape(dim, dim).astype(np.float32)
 
 
+#: Query maps kept: the one just fitted and the one before it (a process that has not yet
+#: re-read its passages still finds its own). Each edit of a rule's text fits a new map (half
+#: a megabyte): without this they piled up.
+MAPS_KEPT = 2
+
+
 def save_query_map(key_: str, model_id: str, matrix: np.ndarray, examples: int) -> None:
-    QueryMap.objects.update_or_create(
-        key=key_,
-        defaults={
-            "model": model_id,
-            "matrix": matrix.astype("<f4").tobytes(),
-            "examples": examples,
-        },
-    )
+    with transaction.atomic():
+        QueryMap.objects.update_or_create(
+            key=key_,
+            defaults={
+                "model": model_id,
+                "matrix": matrix.astype("<f4").tobytes(),
+                "examples": examples,
+            },
+        )
+        older = QueryMap.objects.exclude(key=key_).order_by("-created", "key")
+        stale = list(older.values_list("key", flat=True)[MAPS_KEPT - 1 :])
+        QueryMap.objects.filter(key__in=stale).delete()
