@@ -114,15 +114,8 @@ def search(
     if number and len(parsed.groups) <= 3:
         _number(out, number, date)
     term = understanding.definition_term(parsed.text) if not parsed.excluded else ""
-    groups = list(parse(term).groups if term else parsed.groups)
-    # Before stop words go: "actions basées sur un état" is a term as typed.
-    as_typed = understanding.without_filler(without_stop_words(groups))
-    if lang != languages.SOURCE:
-        groups = _expand_french(groups, out.via)
-    groups = _expand_jargon(groups, out)
-    groups = understanding.without_filler(without_stop_words(groups))
-    backend = get_backend()
-    # A question is embedded while its words are searched (kb.sitesearch.meaning).
+    # A question is embedded while its words are searched (kb.sitesearch.meaning): started
+    # before anything else, the expansions below included, as the encoder is the longest step.
     # The parser drops punctuation: whether the query asks is read from it as typed.
     asked = understanding.asks(raw)
     pending = (
@@ -136,6 +129,14 @@ def search(
         and understanding.question_shaped(parsed.text, asked=asked, typed=raw)
         else None
     )
+    groups = list(parse(term).groups if term else parsed.groups)
+    # Before stop words go: "actions basées sur un état" is a term as typed.
+    as_typed = understanding.without_filler(without_stop_words(groups))
+    if lang != languages.SOURCE:
+        groups = _expand_french(groups, out.via)
+    groups = _expand_jargon(groups, out)
+    groups = understanding.without_filler(without_stop_words(groups))
+    backend = get_backend()
     request = SearchRequest(
         groups=tuple(groups),
         excluded=tuple(parsed.excluded),

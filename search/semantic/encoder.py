@@ -70,10 +70,12 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return y
 
 
-def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    mean = x.mean(-1, keepdims=True)
+def _layer_norm(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float, axis: int = -1
+) -> np.ndarray:
+    mean = x.mean(axis, keepdims=True)
     x = x - mean
-    var = (x * x).mean(-1, keepdims=True)
+    var = (x * x).mean(axis, keepdims=True)
     x /= np.sqrt(var + np.float32(eps))
     x *= weight
     x += bias
@@ -103,7 +105,10 @@ class _File:
 
 @dataclass
 class _Layer:
-    qkv: np.ndarray  # (H, 3H): queries, keys and values in one product
+    """One layer's weights as the file stores them, (outputs, inputs), each product being
+    weights @ activations (see `Encoder._forward`); biases and norms as columns (n, 1)."""
+
+    qkv: np.ndarray  # (3H, H): queries, keys and values in one product
     qkv_bias: np.ndarray
     out: np.ndarray
     out_bias: np.ndarray
@@ -192,22 +197,25 @@ class Encoder:
         self._positions = floats("emb.pos").reshape(-1, h)
         self._type = floats("emb.type").reshape(-1, h)[0]
         self._norm = (floats("emb.ln.w"), floats("emb.ln.b"))
+
+        def column(*names: str) -> np.ndarray:
+            return np.concatenate([floats(name) for name in names])[:, None]
+
         self._layers = []
         for i in range(self.n_layers):
             p = f"l{i}."
-            qkv = np.concatenate([matrix(p + w, h, h) for w in ("q.w", "k.w", "v.w")])
             self._layers.append(
                 _Layer(
-                    qkv=np.ascontiguousarray(qkv.T),
-                    qkv_bias=np.concatenate([floats(p + b) for b in ("q.b", "k.b", "v.b")]),
-                    out=np.ascontiguousarray(matrix(p + "ao.w", h, h).T),
-                    out_bias=floats(p + "ao.b"),
-                    attn_norm=(floats(p + "aln.w"), floats(p + "aln.b")),
-                    up=np.ascontiguousarray(matrix(p + "fi.w", ff, h).T),
-                    up_bias=floats(p + "fi.b"),
-                    down=np.ascontiguousarray(matrix(p + "fo.w", h, ff).T),
-                    down_bias=floats(p + "fo.b"),
-                    ffn_norm=(floats(p + "oln.w"), floats(p + "oln.b")),
+                    qkv=np.concatenate([matrix(p + w, h, h) for w in ("q.w", "k.w", "v.w")]),
+                    qkv_bias=column(p + "q.b", p + "k.b", p + "v.b"),
+                    out=matrix(p + "ao.w", h, h),
+                    out_bias=column(p + "ao.b"),
+                    attn_norm=(column(p + "aln.w"), column(p + "aln.b")),
+                    up=matrix(p + "fi.w", ff, h),
+                    up_bias=column(p + "fi.b"),
+                    down=matrix(p + "fo.w", h, ff),
+                    down_bias=column(p + "fo.b"),
+                    ffn_norm=(column(p + "oln.w"), column(p + "oln.b")),
                 )
             )
 
@@ -289,25 +297,38 @@ class Encoder:
 
     def _forward(self, tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The encoder over a padded batch. The linear layers see the batch as one matrix of
-        tokens (rows x width, hidden): one large product each, which BLAS runs several times
-        faster than a product per text."""
+        tokens: one large product each, which BLAS runs several times faster than a product
+        per text. The activations are held transposed, (hidden, tokens), and multiplied from
+        the left by the weights in the file's (outputs, inputs) order: with OpenBLAS on this
+        shape (a short activation matrix, weights up to 1536 x 384) that order took 15.6
+        instead of 22.5 ms for the 48 products at 16 tokens and 27 instead of 32 ms at 40; on
+        the players' questions the forward pass went from 31 to 27.5 ms (median) and from 38
+        to 34 ms (95th percentile), on AVX-512 with one BLAS thread."""
         rows, width = tokens.shape
         h, heads = self.hidden, self.n_heads
         size = h // heads
         used, where = np.unique(tokens, return_inverse=True)
         words = dequantize(self._words[used], len(used), h)[where.reshape(rows, width)]
         x = (words + self._positions[:width] + self._type).reshape(rows * width, h)
-        x = _layer_norm(x, *self._norm, self.eps)
+        x = np.ascontiguousarray(_layer_norm(x, *self._norm, self.eps).T)
         padding = np.where(mask, 0.0, -1e9).astype(np.float32)[:, None, None, :]
         scale = np.float32(1.0 / np.sqrt(size))
         for layer in self._layers:
-            qkv = (x @ layer.qkv + layer.qkv_bias).reshape(rows, width, 3, heads, size)
-            q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+            qkv = (layer.qkv @ x + layer.qkv_bias).reshape(3, heads, size, rows, width)
+            # each (rows, heads, width, size), as attention takes them
+            q, k, v = (qkv[i].transpose(2, 0, 3, 1) for i in range(3))
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale + padding
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(rows * width, h)
-            x = _layer_norm(x + context @ layer.out + layer.out_bias, *layer.attn_norm, self.eps)
-            middle = gelu(x @ layer.up + layer.up_bias)
-            x = _layer_norm(x + middle @ layer.down + layer.down_bias, *layer.ffn_norm, self.eps)
-        return x.reshape(rows, width, h)
+            context = (scores @ v).transpose(1, 3, 0, 2).reshape(h, rows * width)
+            attended = layer.out @ context
+            attended += layer.out_bias
+            attended += x
+            x = _layer_norm(attended, *layer.attn_norm, self.eps, axis=0)
+            middle = layer.up @ x
+            middle += layer.up_bias
+            fed = layer.down @ gelu(middle)
+            fed += layer.down_bias
+            fed += x
+            x = _layer_norm(fed, *layer.ffn_norm, self.eps, axis=0)
+        return x.T.reshape(rows, width, h)
