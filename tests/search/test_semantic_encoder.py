@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from search.semantic.encoder import Encoder, WeightsError, dequantize, gelu
+from search.semantic.encoder import Encoder, WeightsError, _padded, dequantize, gelu
 from search.semantic.weights import weights_path
 from tests.conftest import require_file
 
@@ -92,3 +92,24 @@ def test_gelu_is_close_to_the_exact_form():
     x = np.linspace(-6, 6, 101, dtype=np.float32)
     exact = [0.5 * v * (1 + __import__("math").erf(v / 2**0.5)) for v in x.tolist()]
     assert np.allclose(gelu(x.copy()), exact, atol=1e-3)
+
+
+def test_a_question_padded_to_sixteen_tokens_keeps_its_vector(model):
+    """A question of 27 to 31 tokens is run as 32 (faster with OpenBLAS); the tokens added
+    are masked, so its vector is the one the question alone gives."""
+    text = "the creature blocking my attacker left combat, does my attacker still hit the player?"
+    ids = model._ids("query: " + text + " and with lifelink?")
+    assert len(ids) % 16 and _padded(len(ids), 1) == len(ids) + (-len(ids)) % 16
+    tokens = np.array([ids])
+    alone = model._forward(tokens, np.ones_like(tokens, dtype=bool))[0].mean(0)
+    alone /= np.linalg.norm(alone)
+    padded = model.queries([text + " and with lifelink?"])[0]
+    assert float(alone @ padded) > 0.99999
+
+
+def test_padding_is_added_only_where_it_is_cheap():
+    assert [_padded(width, 1) for width in (16, 24, 27, 29, 31, 33, 43, 45)] == [
+        16, 24, 32, 32, 32, 33, 48, 48,
+    ]  # fmt: skip
+    assert _padded(15, 2) == 16  # 30 tokens in all: 32
+    assert _padded(14, 3) == 14  # 42 tokens: 48 is 6 more, more than padding is worth
