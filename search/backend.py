@@ -101,6 +101,21 @@ class SearchBackend(ABC):
     ) -> Hit | None:
         """One document of a kind by its rule number or its ref (valid on `release`)."""
 
+    def lookup_many(
+        self, wanted: Iterable[tuple[str, str, bool]], *, release: dt.date | None = None
+    ) -> dict[tuple[str, str], Hit]:
+        """Several documents at once, each (kind, key, whether the key is a rule number, else
+        a ref), found ones by (kind, key): a question's page looks up a dozen or more of the
+        retriever's answers, which a backend may find for the price of one."""
+        out: dict[tuple[str, str], Hit] = {}
+        for kind, key, is_number in wanted:
+            hit = self.lookup(
+                kind, number=key if is_number else "", ref="" if is_number else key, release=release
+            )
+            if hit is not None:
+                out[(kind, key)] = hit
+        return out
+
     def names_in(self, text: str, *, kind: str) -> list[str]:
         """The titles of documents of `kind` that `text` names (a whole title, a face of a
         "A // B" title, or the part of a title before its comma: "Atraxa"), folded, longest

@@ -138,21 +138,19 @@ def fuse(
     # Every hit of the lexical page stays on it (reordered): page 2 and on are the lexical
     # results after it, so a hit pushed off page 1 would be on no page. The retriever's
     # answers join where they rank within the page, which may then hold a few more.
+    # The retriever's answers the lexical page lacks are looked up all at once.
+    kept = [
+        key
+        for position, key in enumerate(ordered, start=len(head))
+        if key in by_key or position < per_page
+    ]
+    missing = [(kind, ref, kind == "rule") for kind, ref in kept if (kind, ref) not in by_key]
+    looked_up = backend.lookup_many(missing, release=request.release) if missing else {}
     out: list[Hit] = list(head)
-    for position, (kind, ref) in enumerate(ordered, start=len(head)):
-        hit = by_key.get((kind, ref))
-        if hit is None:
-            if position >= per_page:
-                continue
-            hit = backend.lookup(
-                kind,
-                number=ref if kind == "rule" else "",
-                ref=ref if kind != "rule" else "",
-                release=request.release,
-            )
-            if hit is None:
-                continue
-        out.append(hit)
+    for key in kept:
+        hit = by_key.get(key) or looked_up.get(key)
+        if hit is not None:
+            out.append(hit)
     return Fused(
         out, _("Also searched by meaning: rules that answer questions like this one."), found.millis
     )

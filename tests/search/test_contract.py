@@ -229,6 +229,26 @@ def test_lookup_by_rule_number_or_ref(backend: SearchBackend) -> None:
     assert backend.lookup("card", ref="herald-of-war") is None  # not looked up by ref
 
 
+def test_lookup_many_finds_what_lookup_finds_at_once(backend: SearchBackend) -> None:
+    wanted = [
+        ("rule", "702.19b", True),
+        ("glossary", "trample", False),
+        ("rule", "999.9z", True),  # no such rule: left out
+        ("card", "herald-of-war", False),  # not looked up by ref: left out
+    ]
+    found = backend.lookup_many(wanted, release=D(2026, 1, 1))
+    assert set(found) == {("rule", "702.19b"), ("glossary", "trample")}
+    assert found[("rule", "702.19b")].key == "3"
+    assert found[("glossary", "trample")].title("en") == "Trample"
+    assert (
+        backend.lookup_many([("rule", "702.19b", True)], release=D(2015, 1, 1))[
+            ("rule", "702.19b")
+        ].key
+        == "2"
+    )
+    assert backend.lookup_many([]) == {}
+
+
 def test_kinds_filter_the_hits_but_counts_cover_every_kind(backend: SearchBackend) -> None:
     found = ask(backend, Word("herald"), kinds=("ruling",))
     assert keys(found) == ["8"] and found.total == 1
