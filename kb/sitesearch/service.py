@@ -544,18 +544,11 @@ def _definitions_first(
     slug, numbers = entry
     ranked = {(h.kind, h.number or h.ref): h for h in out.results.hits}
     wanted = [("rule", n) for n in numbers] + [("glossary", slug)]
-    first: list[Hit] = []
-    for kind, key in wanted:
-        if request.kinds and kind not in request.kinds:
-            continue
-        # The hit already ranked has its snippet highlighted; else look it up.
-        hit = ranked.get((kind, key)) or backend.lookup(
-            kind,
-            number=key if kind == "rule" else "",
-            ref=key if kind != "rule" else "",
-            release=request.release,
-        )
-        first += [hit] if hit else []
+    wanted = [(kind, key) for kind, key in wanted if not request.kinds or kind in request.kinds]
+    # The hit already ranked has its snippet highlighted; else it is looked up.
+    missing = [(kind, key, kind == "rule") for kind, key in wanted if (kind, key) not in ranked]
+    looked_up = backend.lookup_many(missing, release=request.release) if missing else {}
+    first = [hit for k in wanted if (hit := ranked.get(k) or looked_up.get(k))]
     first = _defining_order(first, english or key)
     seen = {(h.kind, h.number or h.ref) for h in first}
     rest = [h for h in out.results.hits if (h.kind, h.number or h.ref) not in seen]

@@ -180,7 +180,6 @@ class WhooshBackend(Searchers, SearchBackend):
                 hit.also = _refs(s, others)
         return Results(hits, total, request.page, request.per_page, counts)
 
-    @serialized
     def lookup(
         self, kind: str, *, number: str = "", ref: str = "", release: dt.date | None = None
     ) -> Hit | None:
